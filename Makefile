@@ -1,0 +1,39 @@
+# lakemix: `make demo` sets up everything and runs the pipeline on the sample corpus;
+# `make test` runs linters, type checks, the Python tests and a dbt build on fixture data.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+export DO_NOT_TRACK := 1
+export DBT_SEND_ANONYMOUS_USAGE_STATS := false
+
+.PHONY: venv demo test lint typecheck pytest services clean
+
+$(VENV)/.installed: pyproject.toml requirements.lock
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q -r requirements.lock
+	$(BIN)/pip install -q --no-deps -e .
+	touch $@
+
+venv: $(VENV)/.installed
+
+demo: venv
+	bash scripts/demo.sh
+
+lint: venv
+	$(BIN)/ruff check python bench
+	$(BIN)/ruff format --check python bench
+
+typecheck: venv
+	$(BIN)/mypy
+
+services:
+	bash scripts/services.sh
+
+pytest: venv services
+	source .services.env && $(BIN)/pytest
+
+test: lint typecheck pytest
+
+clean:
+	rm -rf lakehouse target logs .services.env

@@ -1,0 +1,56 @@
+{#-
+    materialized='iceberg': the model's rows become the new snapshot of the Iceberg table
+    <schema>.<alias>, committed through pyiceberg by the lakemix plugin; DuckDB then reads it
+    in place through a view over iceberg_scan.
+
+    1. COPY the model's rows to Parquet files in a staging folder under LAKEMIX_HOME.
+    2. The plugin moves them into the table's data folder and commits them as one snapshot
+       (overwrite, or append for incremental runs), with the dbt invocation id, the model and
+       the git commit in the snapshot properties.
+    3. The view <schema>.<alias> is pointed at the new metadata file.
+-#}
+{% materialization iceberg, adapter="duckdb" %}
+    {%- set target_relation = this.incorporate(type='view') -%}
+    {%- set existing_relation = load_cached_relation(this) -%}
+    {%- set identifier = target_relation.schema ~ '.' ~ target_relation.identifier -%}
+    {%- set incremental = config.get('incremental', false) and existing_relation is not none and not should_full_refresh() -%}
+    {%- set staged = env_var('LAKEMIX_HOME', 'lakehouse') ~ '/staging/' ~ invocation_id ~ '-' ~ identifier -%}
+
+    {{ run_hooks(pre_hooks, inside_transaction=False) }}
+    {{ run_hooks(pre_hooks, inside_transaction=True) }}
+
+    {% if existing_relation is not none and existing_relation.type != 'view' %}
+        {{ adapter.drop_relation(existing_relation) }}
+    {% endif %}
+    {% do adapter.create_schema(target_relation) %}
+
+    {% call statement('main') -%}
+        copy ({{ sql }}) to '{{ staged }}' (
+            format parquet,
+            compression zstd,
+            file_size_bytes '512MB',
+            row_group_size_bytes '64MB',
+            overwrite_or_ignore true
+        )
+    {%- endcall %}
+
+    {% do adapter.store_relation('lakemix', target_relation, [], staged, 'parquet', {
+        'invocation_id': invocation_id,
+        'unique_id': model.unique_id,
+        'mode': 'append' if incremental else 'overwrite',
+        'full_refresh': should_full_refresh(),
+    }) %}
+
+    {%- set location = run_query("select lakemix_metadata_location('" ~ identifier ~ "')").columns[0].values()[0] -%}
+    {% call statement('view') -%}
+        create or replace view {{ target_relation }} as
+        select * from iceberg_scan('{{ location }}')
+    {%- endcall %}
+
+    {{ run_hooks(post_hooks, inside_transaction=True) }}
+    {{ adapter.commit() }}
+    {{ run_hooks(post_hooks, inside_transaction=False) }}
+    {% do persist_docs(target_relation, model) %}
+
+    {{ return({'relations': [target_relation]}) }}
+{% endmaterialization %}

@@ -1,0 +1,1 @@
+"""dbt-duckdb integration: the ``lakemix`` plugin and the ``iceberg`` materialization's store."""

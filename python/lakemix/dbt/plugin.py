@@ -1,0 +1,111 @@
+"""The dbt-duckdb plugin: Iceberg extension offline, Iceberg views, models stored as Iceberg.
+
+Enable it in ``profiles.yml``::
+
+    plugins:
+      - module: lakemix.dbt.plugin
+        alias: lakemix
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from dbt.adapters.duckdb.plugins import BasePlugin
+
+from lakemix import duck
+from lakemix.catalog import catalog as open_catalog
+from lakemix.dbt import store, views
+from lakemix.settings import Settings, project_root
+
+if TYPE_CHECKING:
+    import duckdb
+    from dbt.adapters.duckdb.utils import TargetConfig
+    from pyiceberg.catalog import Catalog
+
+# dbt-duckdb hands a plugin the profile's DuckDB settings too: the plugin's own start with lakemix_.
+PREFIX = "lakemix_"
+KNOWN_SETTINGS = frozenset({"lakemix_refresh_views"})
+
+
+def git_state(root: Path | None) -> tuple[str, bool]:
+    """(commit, dirty) of the project checkout, or ("unknown", False) outside git."""
+    if root is None:
+        return "unknown", False
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown", False
+    return commit, bool(status.strip())
+
+
+class Plugin(BasePlugin):
+    """Connects DuckDB to the lakemix Iceberg catalog."""
+
+    def initialize(self, plugin_config: dict[str, Any]) -> None:
+        unknown = {k for k in plugin_config if k.startswith(PREFIX)} - KNOWN_SETTINGS
+        if unknown:
+            raise ValueError(
+                f"lakemix plugin: unknown setting(s) {', '.join(sorted(unknown))} in profiles.yml; "
+                f"known: {', '.join(sorted(KNOWN_SETTINGS))}"
+            )
+        self.refresh = bool(plugin_config.get("lakemix_refresh_views", True))
+        self.settings = Settings.from_env()
+        self.commit, self.dirty = git_state(project_root())
+        self._catalog: Catalog | None = None
+
+    @property
+    def catalog(self) -> Catalog:
+        if self._catalog is None:
+            self._catalog = open_catalog(self.settings)
+        return self._catalog
+
+    def configure_connection(self, conn: duckdb.DuckDBPyConnection) -> None:
+        duck.load_extensions(conn)
+        (self.settings.home / "staging").mkdir(parents=True, exist_ok=True)
+        conn.create_function(
+            "lakemix_metadata_location",
+            self._metadata_location,
+            ["VARCHAR"],
+            "VARCHAR",
+            side_effects=True,
+        )
+        if self.refresh:
+            views.refresh_views(conn, self.catalog)
+
+    def _metadata_location(self, identifier: str) -> str:
+        return str(self.catalog.load_table(identifier).metadata_location)
+
+    def store(self, target_config: TargetConfig) -> None:
+        """Commit what the ``iceberg`` materialization staged (via ``adapter.store_relation``)."""
+        relation = target_config.relation
+        options = dict(target_config.config or {})
+        if target_config.location is None:
+            raise store.StoreError(f"{relation}: no staged files to store")
+        properties = {
+            "lakemix.dbt_invocation_id": str(options.get("invocation_id", "")),
+            "lakemix.dbt_model": str(options.get("unique_id", "")),
+            "lakemix.git_commit": self.commit,
+            "lakemix.git_dirty": str(self.dirty).lower(),
+        }
+        store.store(
+            self.catalog,
+            store.StoreRequest(
+                identifier=f"{relation.schema}.{relation.identifier}",
+                staged=Path(target_config.location.path),
+                mode=str(options.get("mode", "overwrite")),
+                properties=properties,
+                full_refresh=bool(options.get("full_refresh", False)),
+            ),
+        )

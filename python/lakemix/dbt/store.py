@@ -1,0 +1,139 @@
+"""Commit the Parquet files a dbt model wrote as the new contents of an Iceberg table."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from lakemix.iceberg import commit_with_retry, local_path
+
+if TYPE_CHECKING:
+    from pyiceberg.catalog import Catalog
+    from pyiceberg.table import Table
+
+
+class StoreError(RuntimeError):
+    """A model's output cannot be stored as an Iceberg table."""
+
+
+@dataclass(frozen=True)
+class StoreRequest:
+    """One model run to commit.
+
+    Attributes:
+        identifier: ``namespace.table``.
+        staged: Folder (or file) of Parquet files the model wrote.
+        mode: ``overwrite`` (replace all rows) or ``append``.
+        properties: Snapshot properties (dbt invocation id, model, git commit).
+        full_refresh: Recreate the table when its schema cannot evolve in place.
+    """
+
+    identifier: str
+    staged: Path
+    mode: str
+    properties: dict[str, str]
+    full_refresh: bool = False
+
+
+def staged_files(staged: Path) -> list[Path]:
+    """The Parquet files under ``staged`` that hold rows."""
+    files = sorted(staged.rglob("*.parquet")) if staged.is_dir() else [staged]
+    return [f for f in files if pq.ParquetFile(f).metadata.num_rows > 0]
+
+
+def _schema(staged: Path) -> pa.Schema:
+    files = sorted(staged.rglob("*.parquet")) if staged.is_dir() else [staged]
+    if not files:
+        raise StoreError(f"the model wrote no Parquet file under {staged}")
+    schema = pq.read_schema(files[0])
+    for field in schema:
+        if isinstance(field.type, pa.ExtensionType) or field.type in (pa.uint64(), pa.uint32()):
+            raise StoreError(
+                f"column {field.name!r} has type {field.type}, which Iceberg cannot store; "
+                "cast it in the model (json -> varchar, unsigned -> bigint)"
+            )
+    return schema.remove_metadata()
+
+
+def _evolve(table: Table, schema: pa.Schema) -> None:
+    """Make the table's schema equal to ``schema`` (add new columns, drop old ones)."""
+    current = set(table.schema().column_names)
+    wanted = set(schema.names)
+    if current == wanted and table.schema().as_arrow().remove_metadata().equals(
+        schema, check_metadata=False
+    ):
+        return
+    with table.update_schema() as update:
+        update.union_by_name(schema)
+        for name in current - wanted:
+            update.delete_column(name)
+
+
+def _move_into(table: Table, files: list[Path], tag: str) -> list[str]:
+    """Move staged files into the table's data folder (a rename on a local warehouse)."""
+    target_dir = f"{table.location()}/data"
+    moved = []
+    for n, f in enumerate(files):
+        target = f"{target_dir}/{tag}-{n:05d}.parquet"
+        local = local_path(target)
+        if local != target:  # remote warehouse: copy through the table's FileIO
+            with f.open("rb") as src, table.io.new_output(target).create(overwrite=True) as dst:
+                shutil.copyfileobj(src, dst)
+            f.unlink()
+        else:
+            os.makedirs(os.path.dirname(local), exist_ok=True)
+            shutil.move(str(f), local)
+        moved.append(target)
+    return moved
+
+
+def store(catalog: Catalog, request: StoreRequest) -> str:
+    """Commit the staged files of a model; returns the table's new metadata location."""
+    from pyiceberg.exceptions import NoSuchTableError
+    from pyiceberg.expressions import AlwaysTrue
+
+    if request.mode not in ("overwrite", "append"):
+        raise StoreError(f"unknown store mode {request.mode!r}; use overwrite or append")
+    schema = _schema(request.staged)
+    namespace = request.identifier.rsplit(".", 1)[0]
+    catalog.create_namespace_if_not_exists(namespace)
+    try:
+        table = catalog.load_table(request.identifier)
+        try:
+            _evolve(table, schema)
+        except (ValueError, TypeError) as exc:
+            if not request.full_refresh:
+                raise StoreError(
+                    f"{request.identifier}: the model's columns changed in a way Iceberg cannot "
+                    f"evolve ({exc}); run with --full-refresh to recreate the table"
+                ) from None
+            catalog.drop_table(request.identifier)
+            table = catalog.create_table(request.identifier, schema=schema)
+    except NoSuchTableError:
+        table = catalog.create_table(request.identifier, schema=schema)
+
+    tag = f"dbt-{request.properties.get('lakemix.dbt_invocation_id', 'run')}-{uuid.uuid4().hex[:8]}"
+    paths = _move_into(table, staged_files(request.staged), tag)
+
+    def attempt(table: Table) -> str:
+        with table.transaction() as tx:
+            if request.mode == "overwrite" and table.current_snapshot() is not None:
+                tx.delete(AlwaysTrue(), snapshot_properties=request.properties)
+            if paths:
+                tx.add_files(paths, snapshot_properties=request.properties)
+            elif request.mode == "overwrite" and table.current_snapshot() is None:
+                tx.append(
+                    table.schema().as_arrow().empty_table(), snapshot_properties=request.properties
+                )
+        return str(table.refresh().metadata_location)
+
+    location = commit_with_retry(catalog, request.identifier, attempt)
+    shutil.rmtree(request.staged, ignore_errors=True)
+    return location

@@ -1,0 +1,78 @@
+"""DuckDB views that read Iceberg tables in place (``iceberg_scan``), current or pinned."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import orjson
+
+if TYPE_CHECKING:
+    import duckdb
+    from pyiceberg.catalog import Catalog
+    from pyiceberg.table import Table
+
+# LAKEMIX_SNAPSHOTS='{"raw.documents": 123}' pins tables to snapshots (used to rebuild a release).
+PIN_VARIABLE = "LAKEMIX_SNAPSHOTS"
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def quote_identifier(name: str) -> str:
+    """Double-quote a SQL identifier, refusing anything that is not a plain name."""
+    if not IDENTIFIER.fullmatch(name):
+        raise ValueError(f"invalid identifier {name!r}: use letters, digits and '_'")
+    return f'"{name}"'
+
+
+def quote_literal(value: str) -> str:
+    """Single-quote a SQL string literal."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def pinned_snapshots(env: Mapping[str, str] | None = None) -> dict[str, int]:
+    """Table -> snapshot id from ``LAKEMIX_SNAPSHOTS`` (empty when unset)."""
+    raw = (os.environ if env is None else env).get(PIN_VARIABLE, "")
+    if not raw.strip():
+        return {}
+    try:
+        pins = orjson.loads(raw)
+        return {str(k): int(v) for k, v in pins.items()}
+    except (orjson.JSONDecodeError, AttributeError, TypeError, ValueError):
+        raise ValueError(
+            f"{PIN_VARIABLE} must be a JSON object of table -> snapshot id, got {raw!r}"
+        ) from None
+
+
+def scan_sql(table: Table, snapshot_id: int | None = None) -> str:
+    """``iceberg_scan(...)`` of the table's current snapshot, or of ``snapshot_id``."""
+    args = quote_literal(table.metadata_location)
+    if snapshot_id is not None:
+        if table.snapshot_by_id(snapshot_id) is None:
+            raise ValueError(f"table {'.'.join(table.name())} has no snapshot {snapshot_id}")
+        args += f", snapshot_from_id={int(snapshot_id)}"
+    return f"iceberg_scan({args})"
+
+
+def create_view(
+    conn: duckdb.DuckDBPyConnection, table: Table, snapshot_id: int | None = None
+) -> None:
+    """(Re)create the DuckDB view ``namespace.table`` over the Iceberg table."""
+    namespace, name = table.name()[-2:]
+    conn.execute(f"create schema if not exists {quote_identifier(namespace)}")
+    if table.current_snapshot() is None:
+        return  # iceberg_scan cannot read a table with no snapshot yet
+    conn.execute(
+        f"create or replace view {quote_identifier(namespace)}.{quote_identifier(name)} as "
+        f"select * from {scan_sql(table, snapshot_id)}"
+    )
+
+
+def refresh_views(conn: duckdb.DuckDBPyConnection, catalog: Catalog) -> None:
+    """Point a view at every Iceberg table, so DuckDB, dbt and pyiceberg see the same rows."""
+    pins = pinned_snapshots()
+    for namespace in catalog.list_namespaces():
+        for ident in catalog.list_tables(namespace):
+            table = catalog.load_table(ident)
+            create_view(conn, table, pins.get(".".join(ident[-2:])))

@@ -1,0 +1,77 @@
+"""DuckDB connections with the Iceberg extension installed offline from its pip packages."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lakemix.settings import Settings
+
+if TYPE_CHECKING:
+    import duckdb
+
+# DuckDB downloads extensions at run time, which cannot work offline. The packages
+# duckdb-extension-<name>==<duckdb version> ship the binaries (../shared/REFERENCE.md).
+EXTENSIONS = ("avro", "iceberg")
+
+
+def extension_file(name: str) -> Path:
+    """Path of the extension binary shipped by ``duckdb-extension-<name>``."""
+    import duckdb
+
+    module = importlib.import_module(f"duckdb_extension_{name}")
+    root = Path(module.__file__ or "").parent / "extensions"
+    path = root / f"v{duckdb.__version__}" / f"{name}.duckdb_extension"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"DuckDB extension {name!r} for DuckDB {duckdb.__version__} not found at {path}; "
+            f"install duckdb-extension-{name}=={duckdb.__version__}"
+        )
+    return path
+
+
+def connection_config(settings: Settings) -> dict[str, str | bool | int | float | list[str]]:
+    """Options that must be set when a connection opens (they cannot be changed later)."""
+    return {
+        "extension_directory": str(settings.extension_directory),
+        "autoinstall_known_extensions": False,
+        "autoload_known_extensions": False,
+    }
+
+
+def load_extensions(conn: duckdb.DuckDBPyConnection) -> None:
+    """Install (from the pip packages, once) and load the extensions lakemix uses."""
+    loaded = {
+        row[0]
+        for row in conn.execute(
+            "select extension_name from duckdb_extensions() where loaded"
+        ).fetchall()
+    }
+    for name in EXTENSIONS:
+        if name in loaded:
+            continue
+        conn.execute(f"install '{extension_file(name)}'")
+        conn.execute(f"load {name}")
+
+
+def connect(
+    database: str | Path = ":memory:",
+    *,
+    settings: Settings | None = None,
+    read_only: bool = False,
+) -> duckdb.DuckDBPyConnection:
+    """Open DuckDB with the Iceberg extension loaded.
+
+    Args:
+        database: Database file, or ``:memory:`` (the default) for a private session.
+        settings: Lakehouse settings; read from the environment when omitted.
+        read_only: Open the database file read-only.
+    """
+    import duckdb
+
+    settings = settings or Settings.from_env()
+    settings.extension_directory.mkdir(parents=True, exist_ok=True)
+    conn = duckdb.connect(str(database), read_only=read_only, config=connection_config(settings))
+    load_extensions(conn)
+    return conn

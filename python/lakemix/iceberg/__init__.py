@@ -1,0 +1,8 @@
+"""Small helpers over pyiceberg shared by ingest, the dbt plugin and the CLI."""
+
+from __future__ import annotations
+
+from lakemix.iceberg.commit import commit_with_retry
+from lakemix.iceberg.tables import ensure_table, local_path
+
+__all__ = ["commit_with_retry", "ensure_table", "local_path"]

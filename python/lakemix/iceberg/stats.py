@@ -1,0 +1,51 @@
+"""Row counts read from Iceberg metadata (no data file is opened)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyiceberg.catalog import Catalog
+    from pyiceberg.table import Table
+
+
+def row_count(table: Table) -> int:
+    """Rows in the current snapshot, from the manifests' record counts."""
+    snapshot = table.current_snapshot()
+    if snapshot is None:
+        return 0
+    return sum(task.file.record_count for task in table.scan().plan_files())
+
+
+def table_row_counts(catalog: Catalog) -> list[tuple[str, int, int | None]]:
+    """(namespace.table, rows, current snapshot id) for every table, sorted by name."""
+    out = []
+    for namespace in sorted(catalog.list_namespaces()):
+        for ident in sorted(catalog.list_tables(namespace)):
+            table = catalog.load_table(ident)
+            snap = table.current_snapshot()
+            out.append((".".join(ident), row_count(table), snap.snapshot_id if snap else None))
+    return out
+
+
+def per_source_counts(catalog: Catalog) -> list[tuple[str, int, int]]:
+    """(source, documents, quarantined records) from the raw tables, via DuckDB ``iceberg_scan``."""
+    from pyiceberg.exceptions import NoSuchTableError
+
+    from lakemix import duck
+
+    try:
+        docs = catalog.load_table("raw.documents")
+    except NoSuchTableError:
+        return []
+    conn = duck.connect()
+    sql = f"select source, count(*) from iceberg_scan('{docs.metadata_location}') group by all"
+    counts = {s: [n, 0] for s, n in conn.execute(sql).fetchall()}
+    try:
+        q = catalog.load_table("raw.quarantine")
+        sql = f"select source, count(*) from iceberg_scan('{q.metadata_location}') group by all"
+        for s, n in conn.execute(sql).fetchall():
+            counts.setdefault(s, [0, 0])[1] = n
+    except NoSuchTableError:
+        pass
+    return sorted((s, d, q_) for s, (d, q_) in counts.items())

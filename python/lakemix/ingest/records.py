@@ -1,0 +1,62 @@
+"""What a reader yields: a document, or a record that could not be read and why."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One document read from a raw file.
+
+    ``offset`` is the byte offset of the record in the decompressed stream (the row index for
+    Parquet); ``record_id`` is the record's own id, when the format has one.
+    """
+
+    offset: int
+    line_number: int | None
+    text: str
+    record_id: str | None = None
+    url: str | None = None
+    metadata: str | None = None
+    is_utf8_repaired: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """A record that cannot become a document: it goes to ``raw.quarantine`` with ``reason``."""
+
+    offset: int
+    line_number: int | None
+    reason: str
+    excerpt: str | None = None
+
+
+EXCERPT_BYTES = 1024
+
+
+def excerpt(data: bytes | None) -> str | None:
+    """The first bytes of a bad record, decoded leniently, for a reviewer to look at."""
+    if data is None:
+        return None
+    return data[:EXCERPT_BYTES].decode("utf-8", errors="replace").replace("\x00", "\\x00")
+
+
+def decode_utf8(data: bytes) -> tuple[str, bool]:
+    """Decode UTF-8, replacing invalid bytes with U+FFFD; the flag says whether any were."""
+    try:
+        return data.decode("utf-8"), False
+    except UnicodeDecodeError:
+        return data.decode("utf-8", errors="replace"), True
+
+
+def repair_str(text: str) -> tuple[str, bool]:
+    """Replace lone surrogates (valid in JSON escapes, invalid in UTF-8) with U+FFFD."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text), True
+    return text, False

@@ -1,0 +1,50 @@
+"""Iceberg schemas of the raw layer: ``raw.documents`` and ``raw.quarantine``."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+from pyiceberg.schema import Schema
+from pyiceberg.types import (
+    BooleanType,
+    LongType,
+    NestedField,
+    StringType,
+    TimestamptzType,
+)
+
+NAMESPACE = "raw"
+DOCUMENTS = f"{NAMESPACE}.documents"
+QUARANTINE = f"{NAMESPACE}.quarantine"
+
+DOCUMENTS_SCHEMA = Schema(
+    NestedField(1, "document_id", StringType(), required=True),
+    NestedField(2, "source", StringType(), required=True),
+    NestedField(3, "url", StringType(), required=False),
+    NestedField(4, "file", StringType(), required=True),
+    NestedField(5, "file_sha256", StringType(), required=True),
+    NestedField(6, "offset", LongType(), required=True),
+    NestedField(7, "line_number", LongType(), required=False),
+    NestedField(8, "ingested_at", TimestamptzType(), required=True),
+    NestedField(9, "ingest_id", StringType(), required=True),
+    NestedField(10, "text", StringType(), required=True),
+    NestedField(11, "metadata", StringType(), required=False),
+    NestedField(12, "is_utf8_repaired", BooleanType(), required=True),
+)
+
+QUARANTINE_SCHEMA = Schema(
+    NestedField(1, "quarantine_id", StringType(), required=True),
+    NestedField(2, "source", StringType(), required=True),
+    NestedField(3, "file", StringType(), required=True),
+    NestedField(4, "file_sha256", StringType(), required=True),
+    NestedField(5, "offset", LongType(), required=True),
+    NestedField(6, "line_number", LongType(), required=False),
+    NestedField(7, "reason", StringType(), required=True),
+    NestedField(8, "excerpt", StringType(), required=False),
+    NestedField(9, "ingested_at", TimestamptzType(), required=True),
+    NestedField(10, "ingest_id", StringType(), required=True),
+)
+
+
+def arrow_schema(schema: Schema) -> pa.Schema:
+    """The Arrow schema data files are written with (no field ids: ``add_files`` maps by name)."""
+    return pa.schema([field.remove_metadata() for field in schema.as_arrow()])

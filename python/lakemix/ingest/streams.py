@@ -1,0 +1,168 @@
+"""Open raw files as decompressed byte streams and read them in bounded pieces."""
+
+from __future__ import annotations
+
+import io
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO, Protocol
+
+GZIP_MAGIC = b"\x1f\x8b"
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+BUFFER_BYTES = 1 << 20
+CHUNK_BYTES = 64 << 10  # compressed bytes decoded at a time
+
+
+class TruncatedStreamError(Exception):
+    """A compressed stream ended before its end-of-stream marker."""
+
+
+def compression_of(path: Path) -> str | None:
+    """``"gzip"``, ``"zstd"`` or None, decided by the file's first bytes, not its name."""
+    with path.open("rb") as f:
+        head = f.read(4)
+    if head.startswith(GZIP_MAGIC):
+        return "gzip"
+    if head.startswith(ZSTD_MAGIC):
+        return "zstd"
+    return None
+
+
+class _Decoder(Protocol):
+    @property
+    def eof(self) -> bool: ...
+
+    @property
+    def unused_data(self) -> bytes: ...
+
+    def decompress(self, data: bytes) -> bytes: ...
+
+
+class _DecodedStream(io.RawIOBase):
+    """Decompress gzip or zstd (several members or frames in a row) and hand out every byte
+    decoded before a cut-off or corruption, then raise ``TruncatedStreamError``."""
+
+    def __init__(self, raw: BinaryIO, new_decoder: Callable[[], _Decoder], kind: str) -> None:
+        self._raw = raw
+        self._new = new_decoder
+        self._kind = kind
+        self._decoder = new_decoder()
+        self._started = False
+        self._pending = b""
+        self._pos = 0
+        self._eof = False
+
+    def readable(self) -> bool:
+        return True
+
+    def _decompress(self, data: bytes) -> bytes:
+        out = []
+        while data:
+            if self._decoder.eof:  # the previous member ended: the next one starts here
+                self._decoder = self._new()
+            out.append(self._decoder.decompress(data))
+            data = self._decoder.unused_data if self._decoder.eof else b""
+        return b"".join(out)
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        while self._pos >= len(self._pending) and not self._eof:
+            chunk = self._raw.read(CHUNK_BYTES)
+            if not chunk:
+                self._eof = True
+                if self._started and not self._decoder.eof:
+                    raise TruncatedStreamError(f"{self._kind} stream ends before its end marker")
+                break
+            self._started = True
+            try:
+                self._pending, self._pos = self._decompress(chunk), 0
+            except Exception as exc:  # zlib.error, zstandard.ZstdError
+                raise TruncatedStreamError(f"corrupt {self._kind} stream: {exc}") from None
+        n = min(len(buffer), len(self._pending) - self._pos)
+        buffer[:n] = self._pending[self._pos : self._pos + n]
+        self._pos += n
+        return n
+
+
+def _gzip_decoder() -> _Decoder:
+    return zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+
+
+def _zstd_decoder() -> _Decoder:
+    import zstandard
+
+    return zstandard.ZstdDecompressor().decompressobj()
+
+
+@dataclass
+class OpenedFile:
+    """A raw file and the decompressed stream read from it."""
+
+    raw: BinaryIO
+    stream: BinaryIO
+
+    def raw_position(self) -> int:
+        """Bytes of the file on disk consumed so far (for progress)."""
+        return self.raw.tell()
+
+    def close(self) -> None:
+        self.stream.close()
+        self.raw.close()
+
+
+def open_file(path: Path) -> OpenedFile:
+    """Open ``path`` for reading, decompressing gzip or zstd transparently."""
+    kind = compression_of(path)
+    if kind is None:
+        plain = path.open("rb", buffering=BUFFER_BYTES)
+        return OpenedFile(raw=plain, stream=plain)
+    raw = path.open("rb", buffering=0)
+    decoder = _gzip_decoder if kind == "gzip" else _zstd_decoder
+    return OpenedFile(
+        raw=raw, stream=io.BufferedReader(_DecodedStream(raw, decoder, kind), BUFFER_BYTES)
+    )
+
+
+def read_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions that mean the stream itself is broken (not one record)."""
+    return (TruncatedStreamError, EOFError, zlib.error, OSError)
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a stream: where it starts, its number (1-based) and its bytes.
+
+    ``data`` is None when the line is longer than the limit; its bytes were skipped, not kept.
+    """
+
+    offset: int
+    number: int
+    data: bytes | None
+
+
+def iter_lines(stream: BinaryIO, max_bytes: int) -> Iterator[Line]:
+    """Yield the lines of ``stream`` without their line break, never holding more than
+    ``max_bytes`` of one line in memory."""
+    offset = 0
+    number = 0
+    while True:
+        chunk = stream.readline(max_bytes + 1)
+        if not chunk:
+            return
+        number += 1
+        start = offset
+        offset += len(chunk)
+        if len(chunk) > max_bytes and not chunk.endswith(b"\n"):
+            while True:  # skip the rest of an oversized line
+                rest = stream.readline(BUFFER_BYTES)
+                offset += len(rest)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            yield Line(start, number, None)
+            continue
+        if chunk.endswith(b"\n"):
+            chunk = chunk[:-1]
+            if chunk.endswith(b"\r"):
+                chunk = chunk[:-1]
+        yield Line(start, number, chunk)

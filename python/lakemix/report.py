@@ -1,0 +1,68 @@
+"""Plain-text summaries printed by the CLI."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from lakemix.ingest import IngestResult
+
+
+def table(rows: Sequence[Sequence[object]], header: Sequence[str], out: TextIO) -> None:
+    """Print ``rows`` as an aligned table; numbers are right-aligned."""
+    cells = [[str(h) for h in header]] + [[_fmt(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    numeric = [all(isinstance(r[i], int | float) for r in rows) for i in range(len(header))]
+    for n, r in enumerate(cells):
+        out.write(
+            "  ".join(
+                c.rjust(w) if numeric[i] else c.ljust(w)
+                for i, (c, w) in enumerate(zip(r, widths, strict=True))
+            ).rstrip()
+            + "\n"
+        )
+        if n == 0:
+            out.write("  ".join("-" * w for w in widths) + "\n")
+
+
+def _fmt(value: object) -> str:
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:,.3f}"
+    return str(value)
+
+
+def print_ingest(result: IngestResult, out: TextIO) -> None:
+    """Per-file and total counts of one ingest."""
+    rows = [(f.path, f.status, f.read, f.documents, f.quarantined, f.note) for f in result.files]
+    table(rows, ("file", "status", "read", "ingested", "quarantined", "note"), out)
+    out.write(
+        f"\nsource {result.source}: {len(result.files)} files, "
+        f"{result.total('read'):,} records read, "
+        f"{result.total('documents'):,} ingested, {result.total('quarantined'):,} quarantined, "
+        f"{result.skipped} files skipped (already ingested)\n"
+    )
+    if result.documents_snapshot_id is not None:
+        out.write(
+            f"raw.documents snapshot {result.documents_snapshot_id} (ingest {result.ingest_id})\n"
+        )
+    elif result.files and not result.read_files:
+        out.write("nothing new to ingest: every file was already ingested\n")
+
+
+def print_tables(out: TextIO) -> None:
+    """Rows per Iceberg table (pyiceberg's count) and documents per source."""
+    from lakemix.catalog import catalog
+    from lakemix.iceberg.stats import per_source_counts, table_row_counts
+
+    cat = catalog()
+    counts = table_row_counts(cat)
+    table(
+        [(name, rows, str(snap)) for name, rows, snap in counts], ("table", "rows", "snapshot"), out
+    )
+    per_source = per_source_counts(cat)
+    if per_source:
+        out.write("\n")
+        table(per_source, ("source", "documents", "quarantined"), out)

@@ -1,0 +1,98 @@
+"""Shared fixtures: a private lakehouse per test, the real corpora, a PostgreSQL catalog."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from lakemix.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPORA = Path(os.environ.get("LAKEMIX_CORPORA", ROOT.parent / "shared" / "corpora"))
+WEB = CORPORA / "web"
+BIN = Path(sys.executable).parent
+ENV_VARS = (
+    "LAKEMIX_HOME",
+    "LAKEMIX_CATALOG_URI",
+    "LAKEMIX_WAREHOUSE",
+    "LAKEMIX_DUCKDB_PATH",
+    "LAKEMIX_SNAPSHOTS",
+)
+
+
+@pytest.fixture
+def lakehouse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    """An empty embedded lakehouse (SQLite catalog) in a temporary folder."""
+    for name in ENV_VARS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LAKEMIX_HOME", str(tmp_path / "lakehouse"))
+    return Settings.from_env()
+
+
+@pytest.fixture(scope="session")
+def pg_server_uri() -> str:
+    """URI of the test role on the PostgreSQL server scripts/services.sh installs and starts."""
+    uri = os.environ.get("LAKEMIX_TEST_PG_URI")
+    if not uri:
+        env_file = ROOT / ".services.env"
+        subprocess.run(
+            ["bash", str(ROOT / "scripts" / "services.sh")],
+            check=True,
+            env={**os.environ, "LAKEMIX_SERVICES_ENV": str(env_file)},
+        )
+        line = env_file.read_text().strip()
+        uri = line.split("=", 1)[1].strip("'")
+    return uri
+
+
+@pytest.fixture
+def pg_lakehouse(
+    lakehouse: Settings, pg_server_uri: str, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Settings]:
+    """A lakehouse whose Iceberg catalog is a fresh PostgreSQL database."""
+    import sqlalchemy
+
+    name = f"lakemix_test_{uuid.uuid4().hex[:12]}"
+    admin = sqlalchemy.create_engine(pg_server_uri, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sqlalchemy.text(f'create database "{name}"'))
+    monkeypatch.setenv("LAKEMIX_CATALOG_URI", pg_server_uri.rsplit("/", 1)[0] + f"/{name}")
+    yield Settings.from_env()
+    with admin.connect() as conn:
+        conn.execute(sqlalchemy.text(f'drop database if exists "{name}" with (force)'))
+    admin.dispose()
+
+
+def run(
+    args: list[str],
+    *,
+    extra_env: dict[str, str] | None = None,
+    timeout: float = 600,
+    check: bool = True,
+) -> subprocess.CompletedProcess[str]:
+    """Run a command from the project root with the test's environment; fail with its output."""
+    env = {**os.environ, **(extra_env or {})}
+    proc = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    if check and proc.returncode != 0:
+        pytest.fail(
+            f"{' '.join(args)} exited {proc.returncode}\n"
+            f"{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+        )
+    return proc
+
+
+def dbt(*args: str, tmp: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """Run dbt on the project with its target and logs in ``tmp`` (tests never touch ./target)."""
+    extra = {
+        "DBT_TARGET_PATH": str(tmp / "target"),
+        "DBT_LOG_PATH": str(tmp / "logs"),
+        "DO_NOT_TRACK": "1",
+    }
+    cmd = [str(BIN / "dbt"), *args, "--project-dir", str(ROOT), "--profiles-dir", str(ROOT)]
+    return run(cmd, extra_env=extra, check=check)

@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+import gzip
+import io
+from pathlib import Path
+
+import pytest
+import zstandard
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lakemix.ingest.streams import (
+    TruncatedStreamError,
+    compression_of,
+    iter_lines,
+    open_file,
+    read_errors,
+)
+
+
+@given(
+    st.lists(
+        st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"").replace(b"\r", b"")), max_size=30
+    ),
+    st.integers(1, 50),
+)
+def test_iter_lines_reports_every_line_with_its_offset(lines: list[bytes], limit: int) -> None:
+    data = b"".join(line + b"\n" for line in lines)
+    got = list(iter_lines(io.BytesIO(data), limit))
+    assert [g.number for g in got] == list(range(1, len(lines) + 1))
+    offset = 0
+    for line, g in zip(lines, got, strict=True):
+        assert g.offset == offset
+        # a line longer than the limit is reported, never kept
+        assert g.data == (line if len(line) <= limit else None)
+        offset += len(line) + 1
+
+
+def test_oversized_line_is_skipped_and_the_next_one_read() -> None:
+    data = b"short\n" + b"x" * 10_000 + b"\nnext\n"
+    got = list(iter_lines(io.BytesIO(data), 100))
+    assert [g.data for g in got] == [b"short", None, b"next"]
+    assert got[2].offset == 6 + 10_001
+
+
+def test_crlf_and_missing_final_newline() -> None:
+    got = list(iter_lines(io.BytesIO(b"a\r\nb"), 10))
+    assert [g.data for g in got] == [b"a", b"b"]
+
+
+def test_compression_is_told_by_content_not_name(tmp_path: Path) -> None:
+    gz = tmp_path / "looks-plain.jsonl"
+    gz.write_bytes(gzip.compress(b'{"text": "x"}\n'))
+    zs = tmp_path / "x.gz"
+    zs.write_bytes(zstandard.ZstdCompressor().compress(b"hello\n"))
+    assert compression_of(gz) == "gzip"
+    assert compression_of(zs) == "zstd"
+    assert open_file(zs).stream.read() == b"hello\n"
+
+
+@pytest.mark.parametrize("kind", ["gzip", "zstd"])
+def test_truncated_stream_raises_a_read_error(tmp_path: Path, kind: str) -> None:
+    payload = b"".join(b"line %d with some text\n" % i for i in range(20_000))
+    blob = (
+        gzip.compress(payload) if kind == "gzip" else zstandard.ZstdCompressor().compress(payload)
+    )
+    path = tmp_path / "cut"
+    path.write_bytes(blob[: len(blob) // 2])
+    opened = open_file(path)
+    with pytest.raises(read_errors()):
+        opened.stream.read()
+
+
+def test_zstd_multiple_frames_are_read_across(tmp_path: Path) -> None:
+    c = zstandard.ZstdCompressor()
+    path = tmp_path / "frames.zst"
+    path.write_bytes(c.compress(b"one\n") + c.compress(b"two\n"))
+    assert open_file(path).stream.read() == b"one\ntwo\n"
+
+
+def test_truncated_zstd_error_type() -> None:
+    assert TruncatedStreamError in read_errors()

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# make demo: ingest every corpus under ../shared/corpora/web, build the dbt project, and say
+# where everything is. Safe to run again: files already ingested are skipped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=.venv/bin
+web=${LAKEMIX_CORPORA:-../shared/corpora}/web
+[ -d "$web" ] || { echo "demo: corpora not found at $web (set LAKEMIX_CORPORA)" >&2; exit 1; }
+
+start=$(date +%s)
+echo "== ingest ($web)"
+$bin/lakemix ingest "$web/dolma_cc2019" --source dolma_cc2019 --format jsonl --no-progress | tail -n 2
+$bin/lakemix ingest "$web/dolma_cc_en_head" --source dolma_cc_en_head --format jsonl --no-progress | tail -n 2
+$bin/lakemix ingest "$web/oscar2019" --source oscar2019 --format oscar --no-progress | tail -n 2
+$bin/lakemix ingest "$web/oscar2201" --source oscar2201 --format jsonl --no-progress | tail -n 2
+$bin/lakemix ingest "$web/hplt_warc2text" --source hplt_warc2text --format hplt --no-progress | tail -n 2
+
+echo "== dbt build"
+$bin/dbt build --quiet
+echo "== dbt docs generate"
+$bin/dbt docs generate --static --quiet
+
+echo "== lakehouse"
+$bin/lakemix tables
+home=$($bin/python -c 'from lakemix import Settings; print(Settings.from_env().home)')
+cat <<MSG
+
+lakehouse:   $home  (Iceberg catalog $home/catalog.db, data $home/warehouse)
+duckdb:      $home/lakemix.duckdb  (views marts.*, staging.*, raw.* over the Iceberg tables)
+results:     marts.dim_sources  (.venv/bin/lakemix tables; or duckdb $home/lakemix.duckdb)
+docs site:   $(pwd)/target/static_index.html
+demo took $(( $(date +%s) - start )) s
+MSG

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs (Debian packages, when missing) and starts the servers the test suite needs:
+# a PostgreSQL server for the Iceberg SQL catalog. Writes the connection URI of a test role
+# (fresh random password each run) to $LAKEMIX_SERVICES_ENV (default .services.env).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${LAKEMIX_SERVICES_ENV:-.services.env}
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then
+    echo "services: installing PostgreSQL (Debian package postgresql)"
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq postgresql >/dev/null
+fi
+version=$(ls /usr/lib/postgresql | sort -V | tail -1)
+if ! pg_lsclusters -h | awk '{print $1" "$2}' | grep -qx "$version main"; then
+    as_root pg_createcluster "$version" main >/dev/null
+fi
+if ! pg_lsclusters -h | awk -v v="$version" '$1==v && $2=="main" {print $4}' | grep -q online; then
+    as_root pg_ctlcluster "$version" main start
+fi
+port=$(pg_lsclusters -h | awk -v v="$version" '$1==v && $2=="main" {print $3}')
+for _ in $(seq 1 30); do
+    pg_isready -q -h 127.0.0.1 -p "$port" && break
+    sleep 1
+done
+pg_isready -h 127.0.0.1 -p "$port" >/dev/null || { echo "services: PostgreSQL did not start on port $port" >&2; exit 1; }
+
+password=$(head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
+psql_admin() { as_root su postgres -c "psql -p $port -v ON_ERROR_STOP=1 -qtAc \"$1\""; }
+if [ "$(psql_admin "select count(*) from pg_roles where rolname = 'lakemix_test'")" = 0 ]; then
+    psql_admin "create role lakemix_test login createdb"
+fi
+psql_admin "alter role lakemix_test password '$password'"
+umask 077
+echo "export LAKEMIX_TEST_PG_URI='postgresql+psycopg2://lakemix_test:${password}@127.0.0.1:${port}/postgres'" > "$out"
+echo "services: PostgreSQL $version on 127.0.0.1:$port (test role lakemix_test; URI in $out)"
