@@ -19,7 +19,9 @@ from tests.conftest import BIN, CORPORA, ROOT
 
 def write_corpus(path: Path, documents: int) -> None:
     """Real Leipzig sentences grouped into documents, a few broken lines among them."""
-    sentences = (CORPORA / "langid" / "lingua_leipzig" / "de" / "sentences.txt").read_text().split("\n")
+    sentences = (
+        (CORPORA / "langid" / "lingua_leipzig" / "de" / "sentences.txt").read_text().split("\n")
+    )
     rng = random.Random(7)
     with path.open("wb") as f:
         for n in range(documents):
@@ -68,7 +70,9 @@ def test_kill_9_during_ingest_then_rerun_converges(
     rng = random.Random(int(os.environ.get("LAKEMIX_CRASH_SEED", "1")))
     killed = 0
     for _ in range(4):
-        proc = subprocess.Popen(ingest_cmd(corpus), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            ingest_cmd(corpus), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         time.sleep(rng.uniform(0.5, 2.5))
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
