@@ -13,7 +13,7 @@
     {%- set target_relation = this.incorporate(type='view') -%}
     {%- set existing_relation = load_cached_relation(this) -%}
     {%- set identifier = target_relation.schema ~ '.' ~ target_relation.identifier -%}
-    {%- set incremental = config.get('incremental', false) and existing_relation is not none and not should_full_refresh() -%}
+    {%- set incremental = is_incremental() -%}
     {%- set staged = env_var('LAKEMIX_HOME', 'lakehouse') ~ '/staging/' ~ invocation_id ~ '-' ~ identifier -%}
 
     {{ run_hooks(pre_hooks, inside_transaction=False) }}
