@@ -19,6 +19,7 @@ from lakemix import duck
 from lakemix.catalog import catalog as open_catalog
 from lakemix.dbt import store, views
 from lakemix.settings import Settings, project_root
+from lakemix.udf import register_all
 
 if TYPE_CHECKING:
     import duckdb
@@ -73,6 +74,7 @@ class Plugin(BasePlugin):
 
     def configure_connection(self, conn: duckdb.DuckDBPyConnection) -> None:
         duck.load_extensions(conn)
+        register_all(conn)
         (self.settings.home / "staging").mkdir(parents=True, exist_ok=True)
         conn.create_function(
             "lakemix_metadata_location",

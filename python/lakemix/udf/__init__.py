@@ -1,0 +1,23 @@
+"""User-defined functions: pure functions over Arrow arrays, registered in DuckDB for dbt models.
+
+Each module has its function(s) and a ``register(conn)`` that adds them to a DuckDB
+connection; ``register_all`` adds every lakemix UDF (the dbt plugin calls it).
+"""
+
+from __future__ import annotations
+
+from lakemix.udf import langid, minhash
+from lakemix.udf.langid import identify_language, text_script
+from lakemix.udf.minhash import jaccard_estimate, minhash_bands, minhash_signatures
+from lakemix.udf.registry import register_all
+
+__all__ = [
+    "identify_language",
+    "jaccard_estimate",
+    "langid",
+    "minhash",
+    "minhash_bands",
+    "minhash_signatures",
+    "register_all",
+    "text_script",
+]
