@@ -21,8 +21,8 @@ demo: venv
 	bash scripts/demo.sh
 
 lint: venv
-	$(BIN)/ruff check python bench
-	$(BIN)/ruff format --check python bench
+	$(BIN)/ruff check python bench scripts
+	$(BIN)/ruff format --check python bench scripts
 
 typecheck: venv
 	$(BIN)/mypy

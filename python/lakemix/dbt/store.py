@@ -62,18 +62,38 @@ def _schema(staged: Path) -> pa.Schema:
     return schema.remove_metadata()
 
 
-def _evolve(table: Table, schema: pa.Schema) -> None:
-    """Make the table's schema equal to ``schema`` (add new columns, drop old ones)."""
-    current = set(table.schema().column_names)
-    wanted = set(schema.names)
-    if current == wanted and table.schema().as_arrow().remove_metadata().equals(
-        schema, check_metadata=False
-    ):
+def _canonical(t: pa.DataType) -> str:
+    """A type's shape without field ids, nullability or large/small string and list variants."""
+    if pa.types.is_struct(t):
+        return "struct<" + ",".join(f"{f.name}:{_canonical(f.type)}" for f in t) + ">"
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return f"list<{_canonical(t.value_type)}>"
+    if pa.types.is_map(t):
+        return f"map<{_canonical(t.key_type)},{_canonical(t.item_type)}>"
+    if pa.types.is_large_string(t) or pa.types.is_string(t):
+        return "string"
+    if pa.types.is_large_binary(t) or pa.types.is_binary(t):
+        return "binary"
+    return str(t)
+
+
+def _evolve(table: Table, schema: pa.Schema, *, overwrite: bool) -> None:
+    """Make the table's columns those of ``schema``: add new ones, drop missing ones, and (when
+    overwriting, so no old row has to be read with the new type) replace changed ones."""
+    current = {f.name: _canonical(f.type) for f in table.schema().as_arrow()}
+    wanted = {f.name: _canonical(f.type) for f in schema}
+    if current == wanted:
         return
+    changed = [n for n in wanted if n in current and current[n] != wanted[n]]
+    if changed and not overwrite:
+        raise ValueError(f"columns changed type: {', '.join(changed)}")
+    dropped = [n for n in current if n not in wanted or n in changed]
+    if dropped:
+        with table.update_schema() as update:
+            for name in dropped:
+                update.delete_column(name)
     with table.update_schema() as update:
         update.union_by_name(schema)
-        for name in current - wanted:
-            update.delete_column(name)
 
 
 def _move_into(table: Table, files: list[Path], tag: str) -> list[str]:
@@ -107,7 +127,7 @@ def store(catalog: Catalog, request: StoreRequest) -> str:
     try:
         table = catalog.load_table(request.identifier)
         try:
-            _evolve(table, schema)
+            _evolve(table, schema, overwrite=request.mode == "overwrite")
         except (ValueError, TypeError) as exc:
             if not request.full_refresh:
                 raise StoreError(

@@ -524,22 +524,35 @@ def _signature_array(sig: Any) -> NDArray[np.uint64]:
     return np.asarray(sig, dtype=np.uint64).reshape(-1)
 
 
-def register(conn: duckdb.DuckDBPyConnection) -> None:
-    """Register ``lakemix_minhash_bands(text VARCHAR) -> BIGINT[]`` as an Arrow UDF on ``conn``.
+def _bands_udf(texts: Any, *parameters: Any) -> Any:
+    """DuckDB calls this per chunk; the parameters are the same on every row of a call."""
+    values = []
+    for name, column in zip(("shingle_words", "bands", "rows", "seed"), parameters, strict=True):
+        distinct = set(column.to_pylist())
+        if len(distinct) != 1 or None in distinct:
+            raise ValueError(f"lakemix_minhash_bands: {name} must be one constant, got {distinct}")
+        values.append(int(distinct.pop()))
+    shingle_words, bands, rows, seed = values
+    return minhash_bands(texts, shingle_words=shingle_words, bands=bands, rows=rows, seed=seed)
 
-    The default parameters (word 5-grams, 14 bands x 8 rows, seed 1); NULL for NULL or wordless
-    text; deterministic, so DuckDB may cache and reorder calls.
+
+def register(conn: duckdb.DuckDBPyConnection) -> None:
+    """Register ``lakemix_minhash_bands(text, shingle_words, bands, rows, seed) -> BIGINT[]``.
+
+    The dbt models pass the vars ``lakemix_minhash_*`` (FineWeb's defaults: word 5-grams, 14
+    bands x 8 rows, seed 1). NULL for NULL or wordless text; deterministic, so DuckDB may cache
+    and reorder calls.
     """
     import duckdb
     from duckdb.func import ARROW, SPECIAL
-    from duckdb.sqltypes import BIGINT, VARCHAR
+    from duckdb.sqltypes import BIGINT, INTEGER, VARCHAR
 
     conn.create_function(
         "lakemix_minhash_bands",
         # A lambda: DuckDB evaluates the annotations of the function, and pyarrow's names are
         # not in this module's globals.
-        lambda texts: minhash_bands(texts),
-        [VARCHAR],
+        lambda texts, words, bands, rows, seed: _bands_udf(texts, words, bands, rows, seed),
+        [VARCHAR, INTEGER, INTEGER, INTEGER, INTEGER],
         duckdb.list_type(BIGINT),
         type=ARROW,
         null_handling=SPECIAL,

@@ -64,8 +64,16 @@ def test_build_on_fixture_corpus(any_lakehouse: Settings, tmp_path: Path) -> Non
     counts = counts_by_engine(any_lakehouse, tmp_path)
     assert counts["pyiceberg"] == counts["iceberg_scan"] == counts["dbt"]
     assert counts["dbt"]["raw.documents"] == documents
-    assert set(counts["dbt"]) == {"raw.documents", "raw.quarantine", "marts.dim_sources"}
+    assert {"raw.documents", "marts.fct_clean_documents", "marts.dim_duplicate_clusters"} <= set(
+        counts["dbt"]
+    )
     assert counts["dbt"]["marts.dim_sources"] == 3
+    # accounting: every raw document is clean or rejected (a dbt test checks it per document)
+    clean, rejected = (
+        counts["dbt"]["marts.fct_clean_documents"],
+        counts["dbt"]["marts.fct_document_rejections"],
+    )
+    assert clean > 0 and rejected > 0 and clean + rejected == documents
 
     # the mart is an Iceberg table whose snapshot records the dbt run that wrote it
     table = catalog(any_lakehouse).load_table("marts.dim_sources")
@@ -82,3 +90,8 @@ def test_build_on_fixture_corpus(any_lakehouse: Settings, tmp_path: Path) -> Non
     assert counts["pyiceberg"] == counts["iceberg_scan"] == counts["dbt"]
     assert counts["dbt"]["marts.dim_sources"] == 4
     assert counts["dbt"]["raw.documents"] == documents + 63
+    clean, rejected = (
+        counts["dbt"]["marts.fct_clean_documents"],
+        counts["dbt"]["marts.fct_document_rejections"],
+    )
+    assert clean + rejected == documents + 63

@@ -369,14 +369,14 @@ def test_duckdb_udf_over_thousands_of_rows() -> None:
     register(conn)
     conn.register("docs", pa.table({"id": range(len(texts)), "text": pa.array(texts)}))
     rows = conn.sql(
-        "select id, lakemix_minhash_bands(text) as keys from docs order by id"
+        "select id, lakemix_minhash_bands(text, 5, 14, 8, 1) as keys from docs order by id"
     ).to_arrow_table()
     assert rows["keys"].type == pa.list_(pa.int64())
     assert rows["keys"].to_pylist() == minhash_bands(pa.array(texts)).to_pylist()
     candidates = conn.sql(
         """
         with band_keys as (
-            select id, unnest(lakemix_minhash_bands(text)) as band_key from docs
+            select id, unnest(lakemix_minhash_bands(text, 5, 14, 8, 1)) as band_key from docs
         )
         select distinct a.id as a_id, b.id as b_id
         from band_keys as a

@@ -1,0 +1,37 @@
+{{ config(incremental=true) }}
+
+with
+
+documents as (
+    select * from {{ ref('stg_raw__documents') }}
+    {% if is_incremental() %}
+        where document_id not in (select document_id from {{ this }})
+    {% endif %}
+),
+
+documents_identified as (
+    select
+        *,
+        lakemix_language(text) as identified
+    from documents
+),
+
+documents_language_scored as (
+    select
+        document_id,
+        source_id,
+        url,
+        file_path,
+        file_offset,
+        ingest_id,
+        ingested_at,
+        is_utf8_repaired,
+        raw_character_count,
+        text,
+        identified.language as language,
+        identified.script as script,
+        identified.language_score as language_score
+    from documents_identified
+)
+
+select * from documents_language_scored

@@ -1,0 +1,105 @@
+{#- One row per document kept by the quality filters: its duplicate cluster (connected
+    components of int_duplicate_edges, computed by the lakemix_connected_components UDF), and
+    whether it is the one document its cluster keeps: the earliest ingested, then the smallest
+    document_id. The same input gives the same clusters whatever the order or thread count:
+    node numbers follow document_id, and a component's label is its smallest node. -#}
+
+with
+
+kept as (
+    select document_id from {{ ref('int_documents_quality_filtered') }}
+    where is_kept
+),
+
+documents as (
+    select * from {{ ref('int_documents_language_scored') }}
+),
+
+minhashed as (
+    select * from {{ ref('int_documents_minhashed') }}
+),
+
+edges as (
+    select * from {{ ref('int_duplicate_edges') }}
+),
+
+nodes as (
+    select
+        kept.document_id,
+        row_number() over (order by kept.document_id) - 1 as node
+    from kept
+),
+
+edges_numbered as (
+    select
+        node_a.node as node_a,
+        node_b.node as node_b
+    from edges
+    inner join nodes as node_a
+        on edges.document_id_a = node_a.document_id
+    inner join nodes as node_b
+        on edges.document_id_b = node_b.document_id
+),
+
+component_labels as (
+    select
+        lakemix_connected_components(
+            (select count(*) from nodes),
+            coalesce((select list(node_a order by node_a, node_b) from edges_numbered), []),
+            coalesce((select list(node_b order by node_a, node_b) from edges_numbered), [])
+        ) as labels
+),
+
+node_components as (
+    select
+        unnest(generate_series(0, len(labels) - 1)) as node,
+        unnest(labels) as component
+    from component_labels
+),
+
+documents_clustered as (
+    select
+        nodes.document_id,
+        node_components.component,
+        documents.ingested_at,
+        minhashed.content_hash,
+        count(*) over (partition by node_components.component) as cluster_size,
+        count(distinct minhashed.content_hash) over (partition by node_components.component)
+            as cluster_content_count,
+        first_value(nodes.document_id) over (
+            partition by node_components.component
+            order by documents.ingested_at, nodes.document_id
+            rows between unbounded preceding and unbounded following
+        ) as kept_document_id
+    from nodes
+    inner join node_components
+        on nodes.node = node_components.node
+    inner join documents
+        on nodes.document_id = documents.document_id
+    inner join minhashed
+        on nodes.document_id = minhashed.document_id
+),
+
+documents_deduplicated as (
+    select
+        documents_clustered.document_id,
+        documents_clustered.kept_document_id as cluster_id,
+        documents_clustered.cluster_size,
+        case
+            when documents_clustered.cluster_size = 1 then 'unique'
+            when documents_clustered.cluster_content_count = 1 then 'exact'
+            else 'near'
+        end as cluster_kind,
+        documents_clustered.document_id = documents_clustered.kept_document_id as is_cluster_kept,
+        documents_clustered.kept_document_id,
+        case
+            when documents_clustered.document_id = documents_clustered.kept_document_id then null
+            when documents_clustered.content_hash = keeper.content_hash then 'exact_duplicate'
+            else 'near_duplicate'
+        end as duplicate_kind
+    from documents_clustered
+    inner join documents_clustered as keeper
+        on documents_clustered.kept_document_id = keeper.document_id
+)
+
+select * from documents_deduplicated

@@ -1,0 +1,29 @@
+{{ config(incremental=true) }}
+
+{#- Every document is hashed once (incremental): a threshold change that keeps more documents
+    needs no new signatures. -#}
+
+with
+
+documents as (
+    select * from {{ ref('int_documents_language_scored') }}
+    {% if is_incremental() %}
+        where document_id not in (select document_id from {{ this }})
+    {% endif %}
+),
+
+documents_minhashed as (
+    select
+        document_id,
+        md5(text) as content_hash,
+        lakemix_minhash_bands(
+            text,
+            {{ var('lakemix_minhash_shingle_words') }},
+            {{ var('lakemix_minhash_bands') }},
+            {{ var('lakemix_minhash_rows') }},
+            {{ var('lakemix_minhash_seed') }}
+        ) as band_keys
+    from documents
+)
+
+select * from documents_minhashed

@@ -1,0 +1,48 @@
+{{ config(incremental=true) }}
+
+{#- Redaction runs only on the documents that end up in the mix (kept by the filters and by
+    deduplication); a document kept later (a threshold change, a new cluster keeper) is picked
+    up by the next incremental run. -#}
+
+with
+
+kept_documents as (
+    select document_id from {{ ref('int_documents_deduplicated') }}
+    where is_cluster_kept
+),
+
+documents as (
+    select * from {{ ref('int_documents_language_scored') }}
+),
+
+documents_to_redact as (
+    select
+        documents.document_id,
+        documents.text
+    from documents
+    inner join kept_documents
+        on documents.document_id = kept_documents.document_id
+    {% if is_incremental() %}
+        where documents.document_id not in (select document_id from {{ this }})
+    {% endif %}
+),
+
+documents_redacted as (
+    select
+        document_id,
+        lakemix_redact_pii(text) as redaction
+    from documents_to_redact
+),
+
+documents_pii_redacted as (
+    select
+        document_id,
+        redaction.text as text,
+        redaction.email_count as pii_email_count,
+        redaction.ip_address_count as pii_ip_address_count,
+        redaction.phone_number_count as pii_phone_number_count,
+        redaction.credit_card_count as pii_credit_card_count
+    from documents_redacted
+)
+
+select * from documents_pii_redacted

@@ -1,0 +1,273 @@
+# ruff: noqa: RUF001 -- the texts are meant to hold look-alike characters
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lakemix.udf.quality import (
+    SIGNALS,
+    quality_signals,
+    register,
+    seed_stop_words,
+    split_words,
+    stop_word_count,
+)
+
+COUNTS = {name for name, kind in SIGNALS if kind == "int64"}
+# Can exceed 1: overlapping occurrences of the top n-gram are all counted (as in datatrove).
+UNBOUNDED = {"mean_word_length", "newline_word_ratio"} | {
+    f"top_{n}gram_char_fraction" for n in (2, 3, 4)
+}
+
+
+def signals(text: str | None) -> dict[str, float]:
+    [row] = quality_signals(pa.array([text], pa.string())).to_pylist()
+    return row
+
+
+# spaCy 3.8's blank English tokenizer (what datatrove uses) on the same texts, words joined by
+# spaces; bench/parity_quality.py compares many more.
+SPACY = [
+    (
+        "Hello world. This is a test, isn't it? Mr. Smith went to Washington.",
+        "Hello world . This is a test , is n't it ? Mr. Smith went to Washington .",
+    ),
+    (
+        "Visit https://www.example.com/a-b?x=1, or my-site.org. Email me@x.com!",
+        "Visit https://www.example.com/a-b?x=1 , or my-site.org . Email me@x.com !",
+    ),
+    (
+        "well-known e.g. 10km $50 U.S.A. (see [1]) ...and so on… :) 3.5%",
+        "well - known e.g. 10 km $ 50 U.S.A. ( see [ 1 ] ) ... and so on … :) 3.5 %",
+    ),
+    (
+        "It's John's dog; they're here. Don't!",
+        "It 's John 's dog ; they 're here . Do n't !",
+    ),
+    ("(see below): x", "( see below ): x"),
+    ("a ) : b", "a ) : b"),
+    ("ok'' yes St.Mary's 50 a.C.", "ok '' yes St. Mary 's 50 a. C."),
+    ("i im. M. Nenckeigo", "i i m. M. Nenckeigo"),
+    ("' ''abc", "' ' ' abc"),
+    (":)))):)))))", ":))) ) :) ) ) ) )"),
+    ("10km/h 5$ US$50 C$5 °C. 25°C.", "10 km/h 5 $ US$ 50 C$ 5 ° C . 25 ° C ."),
+    (
+        "e-mail self-esteem 1-2 a--b a---b x——y 3*4 2^8",
+        "e - mail self - esteem 1 - 2 a -- b a --- b x —— y 3 * 4 2 ^ 8",
+    ),
+    (
+        "http://a.b/c. www.x.org/path?q=1#f user:pw@host.com:8080/x",
+        "http://a.b / c. www.x.org/path?q=1#f user:pw@host.com:8080/x",
+    ),
+    (
+        "3.5. ABC. Inc., etc.) «Bonjour» don’t CAN'T gonna y'all",
+        "3.5 . ABC . Inc. , etc . ) « Bonjour » do n’t CAN'T gon na y' all",
+    ),
+    ("*xx@yy.zz:)\t)`“[<~α<~😀", "* xx@yy.zz :) ) ` “ [ < ~α<~ 😀"),
+    ("a.m.tdh?q=ա»''llg°C.", "a.m.tdh?q=ա»''llg°C ."),
+    ("'\t\xa0''i§%0α+>°C'mn't².p", "' '' i§%0α+> ° C'mn't².p"),
+]
+
+
+@pytest.mark.parametrize(("text", "words"), SPACY)
+def test_words_are_split_as_spacy_splits_them(text: str, words: str) -> None:
+    assert split_words(text) == words.split(" ")
+
+
+def test_gopher_quality_signals() -> None:
+    row = signals("Hello, world!")  # tokens: Hello , world !
+    assert row["word_count"] == 2
+    assert row["mean_word_length"] == 5.0
+    assert row["alpha_word_fraction"] == 0.5
+    assert signals("#tag #two words")["hash_word_ratio"] == 2 / 5  # # tag # two words
+    assert signals("Wait... what… ok")["ellipsis_word_ratio"] == 2 / 5
+    assert signals("- a\n• b\nc\n  - d")["bullet_line_fraction"] == 0.75
+    assert signals("a...\nb…  \nc")["ellipsis_line_fraction"] == 2 / 3
+
+
+def test_repetition_signals_count_repeats_after_the_first_occurrence() -> None:
+    row = signals("a\nb\nc\na\nb\nc")
+    assert row["duplicate_line_fraction"] == 0.5
+    assert row["duplicate_line_char_fraction"] == 3 / 11
+    assert signals("same\nsame\nsame\nx1\nx2\nx3")["duplicate_line_fraction"] == 2 / 6
+    row = signals("p1\n\np2\n\n\np1")
+    assert row["duplicate_paragraph_fraction"] == 1 / 3
+    assert row["duplicate_paragraph_char_fraction"] == 2 / 11
+
+
+def test_top_ngram_is_the_most_frequent_first_seen_one_times_its_count() -> None:
+    text = "the cat the cat the dog"
+    row = signals(text)
+    assert row["top_2gram_char_fraction"] == len("the cat") * 2 / len(text)
+    assert row["top_3gram_char_fraction"] == len("the cat the") * 2 / len(text)
+    # every 4-gram occurs once: the first one counts
+    assert row["top_4gram_char_fraction"] == len("the cat the cat") / len(text)
+
+
+def test_duplicated_ngrams_are_scanned_greedily() -> None:
+    text = "a b c d e a b c d e"
+    row = signals(text)
+    assert row["duplicated_5gram_char_fraction"] == 5 / len(text)
+    assert row["duplicated_6gram_char_fraction"] == 0.0
+    # words are joined without spaces: "ab c" and "a bc" are the same 2 characters + 1
+    assert signals("ab c d e f g ab c d e f g")["duplicated_6gram_char_fraction"] > 0
+
+
+def test_c4_signals() -> None:
+    text = (
+        "One two three. Four five six. Seven eight nine!\n"
+        "short line\n"
+        "This line mentions javascript { here }. Yes it does.\n"
+        "Read our cookie policy now. Please do.\n"
+        "This is cited.[1] And more here.[citation needed]\n"
+        "Mr. Smith went home. He slept."
+    )
+    row = signals(text)
+    assert (row["c4_has_lorem_ipsum"], row["c4_has_curly_bracket"]) == (0, 0)
+    assert row["c4_sentence_count"] == 3 + 2 + 2
+    assert signals("Lorem Ipsum dolor sit amet.")["c4_has_lorem_ipsum"] == 1
+    assert signals("function f() { return 1; }")["c4_has_curly_bracket"] == 1
+    assert signals("a b {")["c4_has_curly_bracket"] == 1
+    assert signals("a {")["c4_has_curly_bracket"] == 0  # fewer than 3 words: line dropped
+    assert signals("x" * 1001 + " b c {")["c4_has_curly_bracket"] == 0  # word over 1,000
+
+
+def test_fineweb_signals() -> None:
+    text = "Hello world.\nshort\n\nAnother line that is longer than thirty chars!"
+    row = signals(text)
+    assert row["line_punct_fraction"] == 2 / 3
+    assert row["short_line_fraction"] == 2 / 3
+    assert row["newline_word_ratio"] == 3 / 13
+    assert signals("a line\na line\nb")["fineweb_duplicate_line_char_ratio"] == 6 / 13
+
+
+def test_null_gives_null_and_empty_gives_zeros() -> None:
+    rows = quality_signals(pa.array([None, "", "   \n "])).to_pylist()
+    assert rows[0] is None
+    for row in rows[1:]:
+        assert all(value == 0 for value in row.values())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "😀😀😀 🎉",
+        "\x00\x01\x02 abc \x7f\x1b[0m \u200b\ufeff",
+        "مرحبا بالعالم. שלום עולם! \u202eevil\u202c",
+        "Mixed 中文テキスト и кириллица and हिन्दी। ελληνικά.",
+        "\r\n\r\n\x0b\x0c\x1c\u2028\u2029\x85",
+        "[" * 50 + "]" * 50 + "..." * 100,
+    ],
+)
+def test_odd_text_does_not_crash(text: str) -> None:
+    row = signals(text)
+    assert row["word_count"] >= 0
+    assert split_words(text) is not None
+
+
+def test_a_5_mb_single_line() -> None:
+    text = "word " * 1_000_000
+    row = signals(text)
+    assert row["word_count"] == 1_000_000
+    assert row["duplicated_5gram_char_fraction"] == pytest.approx(0.8, abs=1e-5)  # no spaces
+    assert signals("x" * 5_000_000)["mean_word_length"] == 5_000_000
+
+
+def test_invalid_utf8_in_an_unvalidated_array_does_not_crash() -> None:
+    data = pa.py_buffer(b"ok \xff\xfe \xe2\x82 end \xf0\x9f")
+    offsets = pa.py_buffer(np.array([0, 15], dtype=np.int32).tobytes())
+    array = pa.Array.from_buffers(pa.string(), 1, [None, offsets, data])
+    [row] = quality_signals(array).to_pylist()
+    assert row["word_count"] >= 2
+
+
+def test_slices_chunks_and_string_types() -> None:
+    texts = ["alpha beta", None, "gamma delta epsilon", "", "zeta"]
+    expected = quality_signals(pa.array(texts)).to_pylist()
+    assert quality_signals(pa.array(texts, pa.large_string())).to_pylist() == expected
+    assert quality_signals(pa.array(texts, pa.string_view())).to_pylist() == expected
+    assert quality_signals(pa.array(["x", *texts])[1:]).to_pylist() == expected
+    chunked = pa.chunked_array([pa.array(texts[:2]), pa.array(texts[2:])])
+    assert quality_signals(chunked).to_pylist() == expected
+    assert quality_signals(pa.array([None, None], pa.null())).to_pylist() == [None, None]
+    assert len(quality_signals(pa.array([], pa.string()))) == 0
+    with pytest.raises(TypeError, match="strings"):
+        quality_signals(pa.array([1, 2]))
+
+
+def test_struct_fields_and_types() -> None:
+    result = quality_signals(pa.array(["a b c"]))
+    assert [f.name for f in result.type] == [name for name, _ in SIGNALS]
+    assert {f.name for f in result.type if f.type == pa.int64()} == COUNTS
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.text()), max_size=5))
+def test_bounds_hold_and_rows_do_not_depend_on_the_batch(texts: list[str | None]) -> None:
+    rows = quality_signals(pa.array(texts, pa.string())).to_pylist()
+    for text, row in zip(texts, rows, strict=True):
+        if text is None:
+            assert row is None
+            continue
+        assert row == signals(text)  # alone or in a batch: the same values
+        for name, value in row.items():
+            assert value >= 0, name
+            if name not in UNBOUNDED and name not in COUNTS:
+                assert value <= 1, name
+        assert row["c4_has_lorem_ipsum"] in (0, 1)
+        assert row["c4_has_curly_bracket"] in (0, 1)
+        assert row["word_count"] <= len(split_words(text))
+
+
+def test_stop_word_count() -> None:
+    texts = pa.array(["The cat and THE dog", "x", None, "Der Hund und die Katze", "the"])
+    languages = pa.array(["en", "en", "en", "de", None])
+    words = {"en": frozenset({"the", "and"})}
+    counts = stop_word_count(texts, languages, words).to_pylist()
+    assert counts == [3, 0, None, None, None]
+    with pytest.raises(ValueError, match="differ in length"):
+        stop_word_count(texts, languages[:2], words)
+
+
+def test_seed_stop_words_has_gophers_english_list() -> None:
+    words = seed_stop_words()
+    assert words["en"] == {"the", "be", "to", "of", "and", "that", "have", "with"}
+    assert all(len(ws) <= 8 for ws in words.values())
+
+
+def test_duckdb_functions() -> None:
+    conn = duckdb.connect()
+    register(conn)
+    rows = conn.execute(
+        """
+        with docs as (
+            select
+                i,
+                case when i % 100 = 0 then null
+                else repeat('The cat sat on the mat. ', 1 + i % 7) || i end as text
+            from range(3000) t(i)
+        )
+        select
+            i,
+            text,
+            lakemix_quality_signals(text) as s,
+            lakemix_stop_word_count(text, 'en') as stop_words
+        from docs
+        order by i
+        """
+    ).fetchall()
+    assert len(rows) == 3000
+    for i, text, s, stop_words in rows[:200]:
+        if text is None:
+            assert s is None and stop_words is None
+        else:
+            assert s == signals(text)
+            assert stop_words == 2 * (1 + i % 7)
+    [(kind,)] = conn.execute("select typeof(lakemix_quality_signals('x'))").fetchall()
+    assert kind.startswith("STRUCT(word_count BIGINT, mean_word_length DOUBLE")
+    [(count,)] = conn.execute("select lakemix_stop_word_count('the the', 'zz')").fetchall()
+    assert count is None
