@@ -75,5 +75,54 @@ def tables_command() -> None:
         raise click.ClickException(str(exc)) from None
 
 
+@main.group("mix")
+def mix_group() -> None:
+    """Plan and build training mixes defined in mixes/<name>.yml."""
+
+
+def _plan(name: str) -> object:
+    from lakemix.mix.lakehouse import available_tokens, mixes_directory
+    from lakemix.mix.plan import make_plan
+    from lakemix.mix.spec import MixSpecError, load
+
+    try:
+        spec = load(name, mixes_directory())
+        return make_plan(spec, available_tokens(spec))
+    except MixSpecError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@mix_group.command("plan")
+@click.argument("name")
+def mix_plan_command(name: str) -> None:
+    """Print the per-language plan of a mix; nothing is written."""
+    from lakemix.mix.plan import MixPlan
+    from lakemix.report import print_plan
+
+    plan = _plan(name)
+    assert isinstance(plan, MixPlan)
+    print_plan(plan, sys.stdout)
+
+
+@mix_group.command("build")
+@click.argument("name")
+def mix_build_command(name: str) -> None:
+    """Write the mix's plan to meta.mix_plans and materialize marts.mix_<name> (dbt build)."""
+    from lakemix.mix.lakehouse import build, write_plan
+    from lakemix.mix.plan import MixPlan
+    from lakemix.report import print_plan
+
+    plan = _plan(name)
+    assert isinstance(plan, MixPlan)
+    print_plan(plan, sys.stdout)
+    write_plan(plan)
+    code = build(plan.spec)
+    if code != 0:
+        raise click.ClickException(
+            f"dbt build of mix {name} failed (exit {code}); the mix is not built"
+        )
+    click.echo(f"built marts.mix_{name} and marts.mix_{name}_languages")
+
+
 if __name__ == "__main__":
     main()

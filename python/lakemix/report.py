@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from lakemix.ingest import IngestResult
+    from lakemix.mix.plan import MixPlan
 
 
 def table(rows: Sequence[Sequence[object]], header: Sequence[str], out: TextIO) -> None:
@@ -66,3 +67,28 @@ def print_tables(out: TextIO) -> None:
     if per_source:
         out.write("\n")
         table(per_source, ("source", "documents", "quarantined"), out)
+
+
+def print_plan(plan: MixPlan, out: TextIO) -> None:
+    """The per-language table of a mix plan."""
+    spec = plan.spec
+    setting = {"temperature": f"alpha {spec.alpha}", "unimax": f"max epochs {spec.max_epochs}"}
+    out.write(
+        f"mix {spec.name}: {spec.strategy} ({setting.get(spec.strategy, 'explicit weights')}), "
+        f"budget {spec.token_budget:,} {spec.tokenizer} tokens, seed {spec.seed}\n"
+    )
+    rows = [
+        (
+            p.language,
+            round(p.available_tokens),
+            f"{p.target_share:.2%}",
+            f"{p.feasible_share:.2%}",
+            round(p.sampled_tokens),
+            p.epochs,
+            p.note,
+        )
+        for p in plan.languages
+    ]
+    table(rows, ("language", "available", "target", "feasible", "sampled", "epochs", "note"), out)
+    total = sum(p.sampled_tokens for p in plan.languages)
+    out.write(f"total sampled: {round(total):,} tokens\n")
