@@ -13,7 +13,7 @@ from lakemix.ingest import ingest
 from lakemix.settings import Settings
 from tests.conftest import WEB, dbt
 
-OSCAR = sorted((WEB / "oscar2019").glob("*.txt.gz"))
+OSCAR = sorted(p.resolve() for p in (WEB / "oscar2019").glob("*.txt.gz"))  # ingest resolves paths
 NO_FILTERS = "{lakemix_filter_families: []}"  # every document reaches deduplication
 
 
