@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs (Debian packages, when missing) and starts the servers the test suite needs:
-# a PostgreSQL server for the Iceberg SQL catalog. Writes the connection URI of a test role
-# (fresh random password each run) to $LAKEMIX_SERVICES_ENV (default .services.env).
+# a PostgreSQL server for the Iceberg SQL catalog. Writes the connection URI of a test role to
+# $LAKEMIX_SERVICES_ENV (default .services.env). The role's random password is kept outside the
+# checkout ($LAKEMIX_STATE_DIR, default /var/lib/lakemix) so every checkout on the machine agrees.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${LAKEMIX_SERVICES_ENV:-.services.env}
@@ -27,7 +28,13 @@ for _ in $(seq 1 30); do
 done
 pg_isready -h 127.0.0.1 -p "$port" >/dev/null || { echo "services: PostgreSQL did not start on port $port" >&2; exit 1; }
 
-password=$(head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
+state=${LAKEMIX_STATE_DIR:-/var/lib/lakemix}
+as_root mkdir -p "$state"
+if ! as_root test -s "$state/pg_test_password"; then
+    head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | as_root tee "$state/pg_test_password" >/dev/null
+    as_root chmod 600 "$state/pg_test_password"
+fi
+password=$(as_root cat "$state/pg_test_password")
 psql_admin() { as_root su postgres -c "psql -p $port -v ON_ERROR_STOP=1 -qtAc \"$1\""; }
 if [ "$(psql_admin "select count(*) from pg_roles where rolname = 'lakemix_test'")" = 0 ]; then
     psql_admin "create role lakemix_test login createdb"

@@ -17,6 +17,10 @@ redacted as (
     select * from {{ ref('int_documents_pii_redacted') }}
 ),
 
+tokenized as (
+    select * from {{ ref('int_documents_tokenized') }}
+),
+
 clean_documents as (
     select
         documents.document_id,
@@ -27,6 +31,8 @@ clean_documents as (
         documents.language_score,
         redacted.text,
         length(redacted.text) as character_count,
+        tokenized.token_count,
+        tokenized.tokenizer,
         deduplicated.cluster_size as duplicate_cluster_size,
         redacted.pii_email_count,
         redacted.pii_ip_address_count,
@@ -44,6 +50,8 @@ clean_documents as (
         on deduplicated.document_id = signals.document_id
     inner join redacted
         on deduplicated.document_id = redacted.document_id
+    inner join tokenized
+        on deduplicated.document_id = tokenized.document_id
 )
 
 select * from clean_documents

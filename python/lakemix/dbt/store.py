@@ -82,7 +82,7 @@ def _evolve(table: Table, schema: pa.Schema, *, overwrite: bool) -> None:
     overwriting, so no old row has to be read with the new type) replace changed ones."""
     current = {f.name: _canonical(f.type) for f in table.schema().as_arrow()}
     wanted = {f.name: _canonical(f.type) for f in schema}
-    if current == wanted:
+    if list(current.items()) == list(wanted.items()):
         return
     changed = [n for n in wanted if n in current and current[n] != wanted[n]]
     if changed and not overwrite:
@@ -94,6 +94,11 @@ def _evolve(table: Table, schema: pa.Schema, *, overwrite: bool) -> None:
                 update.delete_column(name)
     with table.update_schema() as update:
         update.union_by_name(schema)
+    if list(table.schema().column_names) != list(schema.names):  # keep the model's column order
+        with table.update_schema() as update:
+            update.move_first(schema.names[0])
+            for before, name in zip(schema.names, schema.names[1:], strict=False):
+                update.move_after(name, before)
 
 
 def _move_into(table: Table, files: list[Path], tag: str) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import warnings
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -118,7 +119,8 @@ def write_plan(plan: MixPlan, settings: Settings | None = None) -> None:
         ]
     )
     table = ensure_table(open_catalog(settings), PLANS, schema)
-    with table.transaction() as tx:
+    with table.transaction() as tx, warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Delete operation did not match")  # a first build
         tx.delete(f"mix_name == '{spec.name}'")  # the name is validated: [a-z][a-z0-9_]*
         tx.append(pa.Table.from_pylist(rows, schema=schema))
 

@@ -6,10 +6,11 @@ connection; ``register_all`` adds every lakemix UDF (the dbt plugin calls it).
 
 from __future__ import annotations
 
-from lakemix.udf import langid, minhash
+from lakemix.udf import langid, minhash, tokens
 from lakemix.udf.langid import identify_language, text_script
 from lakemix.udf.minhash import jaccard_estimate, minhash_bands, minhash_signatures
 from lakemix.udf.registry import register_all
+from lakemix.udf.tokens import token_counts, token_ids
 
 __all__ = [
     "identify_language",
@@ -20,4 +21,7 @@ __all__ = [
     "minhash_signatures",
     "register_all",
     "text_script",
+    "token_counts",
+    "token_ids",
+    "tokens",
 ]

@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     import duckdb
 
 # Modules with a ``register(conn)``; imported when registering, not at import time.
-MODULES = ("components", "jaccard", "langid", "minhash", "pii", "quality")
+MODULES = ("components", "jaccard", "langid", "minhash", "pii", "quality", "tokens")
 
 
 def register_all(conn: duckdb.DuckDBPyConnection) -> None:

@@ -1,0 +1,38 @@
+{{ config(incremental=true) }}
+
+{#- Token counts of the documents that end up clean (kept by the filters and by
+    deduplication), with the tokenizer named by the var lakemix_tokenizer. Incremental: a
+    document is tokenized once; --full-refresh after changing the tokenizer. -#}
+
+with
+
+kept as (
+    select document_id from {{ ref('int_documents_deduplicated') }}
+    where is_cluster_kept
+),
+
+redacted as (
+    select * from {{ ref('int_documents_pii_redacted') }}
+),
+
+documents_to_tokenize as (
+    select
+        redacted.document_id,
+        redacted.text
+    from redacted
+    inner join kept
+        on redacted.document_id = kept.document_id
+    {% if is_incremental() %}
+        where redacted.document_id not in (select document_id from {{ this }})
+    {% endif %}
+),
+
+documents_tokenized as (
+    select
+        document_id,
+        '{{ var("lakemix_tokenizer") }}' as tokenizer,
+        lakemix_token_count(text, '{{ var("lakemix_tokenizer") }}') as token_count
+    from documents_to_tokenize
+)
+
+select * from documents_tokenized

@@ -1,0 +1,5 @@
+with
+
+{{ lakemix.stage_counts('language') }}
+
+select * from stage_counts
