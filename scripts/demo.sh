@@ -8,6 +8,8 @@ web=${LAKEMIX_CORPORA:-../shared/corpora}/web
 [ -d "$web" ] || { echo "demo: corpora not found at $web (set LAKEMIX_CORPORA)" >&2; exit 1; }
 
 start=$(date +%s)
+LOGS=${LAKEMIX_HOME:-lakehouse}/logs
+mkdir -p "$LOGS"
 echo "== ingest ($web)"
 $bin/lakemix ingest "$web/dolma_cc2019" --source dolma_cc2019 --format jsonl --no-progress | tail -n 2
 $bin/lakemix ingest "$web/dolma_cc_en_head" --source dolma_cc_en_head --format jsonl --no-progress | tail -n 2
@@ -17,6 +19,12 @@ $bin/lakemix ingest "$web/hplt_warc2text" --source hplt_warc2text --format hplt 
 
 echo "== dbt build"
 $bin/dbt build --quiet
+echo "== mixes (mixes/*.yml)"
+for mix in demo_temperature demo_unimax; do
+    $bin/lakemix mix build "$mix" > "$LOGS/mix-$mix.log" 2>&1 || { cat "$LOGS/mix-$mix.log"; exit 1; }
+    head -n 14 "$LOGS/mix-$mix.log"
+    echo "   ..."
+done
 echo "== dbt docs generate"
 $bin/dbt docs generate --static --quiet
 
@@ -27,7 +35,9 @@ cat <<MSG
 
 lakehouse:   $home  (Iceberg catalog $home/catalog.db, data $home/warehouse)
 duckdb:      $home/lakemix.duckdb  (views marts.*, staging.*, raw.* over the Iceberg tables)
-results:     marts.dim_sources  (.venv/bin/lakemix tables; or duckdb $home/lakemix.duckdb)
+results:     marts.fct_clean_documents, fct_document_rejections, dim_sources, dim_languages,
+             dim_duplicate_clusters, mix_demo_temperature(_languages), mix_demo_unimax(_languages)
+             (.venv/bin/lakemix tables; or open $home/lakemix.duckdb with DuckDB)
 docs site:   $(pwd)/target/static_index.html
 demo took $(( $(date +%s) - start )) s
 MSG
