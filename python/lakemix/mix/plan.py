@@ -99,7 +99,7 @@ def make_plan(spec: MixSpec, available: Mapping[tuple[str, str], float]) -> MixP
             epochs=sampled_by_language[lang] / pool[lang],
             note=notes.get(lang, ""),
         )
-        for lang in sorted(wanted, key=lambda lang: -sampled_by_language[lang])
+        for lang in sorted(wanted, key=lambda lang: (-round(sampled_by_language[lang], 6), lang))
     ]
     return MixPlan(spec=spec, languages=plans, rates=rates)
 
