@@ -40,6 +40,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from lakemix.udf.arrow import text_chunks
+
 if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
@@ -64,7 +66,6 @@ _XP2 = np.uint64(14029467366897019727)
 _XP3 = np.uint64(1609587929392839161)
 _XP4 = np.uint64(9650029242287828579)
 _XP5 = np.uint64(2870177450012600261)
-_TEXT_TYPES = ("null", "string", "large_string", "string_view")
 
 
 def _kernel(
@@ -345,26 +346,6 @@ def _check(shingle_words: int, bands: int, rows: int, seed: int) -> None:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
 
 
-def _chunks(texts: pa.Array | pa.ChunkedArray) -> list[pa.Array]:
-    """Chunks of ``texts`` as ``string`` or ``large_string`` arrays."""
-    import pyarrow as pa
-
-    if not any(getattr(pa.types, f"is_{name}")(texts.type) for name in _TEXT_TYPES):
-        raise TypeError(
-            f"texts must be an Arrow array of strings (string, large_string, string_view), "
-            f"got {texts.type}; cast bytes with pyarrow.compute.cast(texts, pa.string())"
-        )
-    chunks = texts.chunks if isinstance(texts, pa.ChunkedArray) else [texts]
-    out = []
-    for chunk in chunks:
-        if pa.types.is_null(chunk.type):
-            chunk = pa.nulls(len(chunk), pa.string())
-        elif pa.types.is_string_view(chunk.type):
-            chunk = chunk.cast(pa.large_string())
-        out.append(chunk)
-    return out
-
-
 def _run(
     texts: pa.Array | pa.ChunkedArray,
     *,
@@ -378,7 +359,7 @@ def _run(
     import pyarrow as pa
 
     _check(shingle_words, bands, rows, seed)
-    chunks = _chunks(texts)
+    chunks = text_chunks(texts)
     kernel = _compiled()
     is_word, lower = _unicode_tables()
     a, b = _permutations(bands * rows, seed)

@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from lakemix.udf.arrow import text_chunks
+
 if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
@@ -37,7 +39,6 @@ DEFAULT_ENCODING = "cl100k"
 # Text per quicktok call: bounds the token buffer of one call (4 bytes a token, at most one
 # token per byte) however large the input is.
 BATCH_BYTES = 1 << 24
-_TEXT_TYPES = ("null", "string", "large_string", "string_view")
 _INT32_MAX = (1 << 31) - 1
 _LOADING = threading.Lock()
 
@@ -55,26 +56,6 @@ def _tokenizer(encoding: str) -> Any:
 
     with _LOADING:  # DuckDB may call from several threads at once: load each vocabulary once
         return quicktok.get_encoding(ENCODINGS[encoding])
-
-
-def _chunks(texts: pa.Array | pa.ChunkedArray) -> list[pa.Array]:
-    """Chunks of ``texts`` as ``string`` or ``large_string`` arrays."""
-    import pyarrow as pa
-
-    if not any(getattr(pa.types, f"is_{name}")(texts.type) for name in _TEXT_TYPES):
-        raise TypeError(
-            f"texts must be an Arrow array of strings (string, large_string, string_view), "
-            f"got {texts.type}; cast bytes with pyarrow.compute.cast(texts, pa.string())"
-        )
-    chunks = texts.chunks if isinstance(texts, pa.ChunkedArray) else [texts]
-    out = []
-    for chunk in chunks:
-        if pa.types.is_null(chunk.type):
-            chunk = pa.nulls(len(chunk), pa.string())
-        elif pa.types.is_string_view(chunk.type):
-            chunk = chunk.cast(pa.large_string())
-        out.append(chunk)
-    return out
 
 
 def _batches(sizes: NDArray[np.int64]) -> Iterator[tuple[int, int]]:
@@ -97,7 +78,7 @@ def _encode(
     counts: list[NDArray[np.int64]] = [np.zeros(0, dtype=np.int64)]
     valid: list[NDArray[np.bool_]] = [np.zeros(0, dtype=np.bool_)]
     ids: list[NDArray[np.uint32]] = []
-    for chunk in _chunks(texts):
+    for chunk in text_chunks(texts):
         valid.append(np.asarray(chunk.is_valid(), dtype=np.bool_))
         filled = pc.fill_null(chunk, "") if chunk.null_count else chunk
         sizes = np.asarray(pc.binary_length(filled), dtype=np.int64)

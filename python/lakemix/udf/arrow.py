@@ -1,0 +1,34 @@
+"""The one way UDFs accept text: Arrow string arrays, chunked or not."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+TEXT_TYPES = ("null", "string", "large_string", "string_view")
+
+
+def text_chunks(texts: pa.Array | pa.ChunkedArray) -> list[pa.Array]:
+    """Chunks of ``texts`` as ``string`` or ``large_string`` arrays (nulls and views converted).
+
+    Raises:
+        TypeError: ``texts`` is not an array of strings.
+    """
+    import pyarrow as pa
+
+    if not any(getattr(pa.types, f"is_{name}")(texts.type) for name in TEXT_TYPES):
+        raise TypeError(
+            f"texts must be an Arrow array of strings (string, large_string, string_view), "
+            f"got {texts.type}; cast bytes with pyarrow.compute.cast(texts, pa.string())"
+        )
+    chunks = texts.chunks if isinstance(texts, pa.ChunkedArray) else [texts]
+    out = []
+    for chunk in chunks:
+        if pa.types.is_null(chunk.type):
+            chunk = pa.nulls(len(chunk), pa.string())
+        elif pa.types.is_string_view(chunk.type):
+            chunk = chunk.cast(pa.large_string())
+        out.append(chunk)
+    return out
