@@ -50,6 +50,7 @@ import pyarrow.compute as pc
 import zstandard
 
 from _datatrove import FILTERS, ensure_venv, thresholds
+from corpus import cached_corpus, shards
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"
@@ -152,30 +153,6 @@ def run(cmd: list[str], env: dict[str, str], log: Path) -> Run:
         shown = " ".join(c if len(c) < 200 else "<code>" for c in cmd)
         raise SystemExit(f"{shown} failed ({proc.returncode}):\n{stdout[-3000:]}{tail}")
     return Run(seconds, usage.ru_maxrss * 1024, stdout)
-
-
-def ensure_corpus(docs: int, seed: int) -> Path:
-    """``bench/out/corpus-<docs>``, built by bench/corpus.py unless its manifest matches."""
-    out = BENCH / "out" / f"corpus-{docs}"
-    manifest = out / "manifest.json"
-    if manifest.is_file():
-        m = json.loads(manifest.read_text())
-        if (
-            m["parameters"] == {"docs": docs, "seed": seed, "shard_docs": 50_000}
-            and all((out / s["file"]).is_file() for s in m["shards"])
-            and sum(s["docs"] for s in m["shards"]) == docs
-        ):
-            return out
-    print(f"building {out} ...", flush=True)
-    sys.path.insert(0, str(BENCH))
-    from corpus import build_corpus
-
-    build_corpus(out, docs=docs, seed=seed)
-    return out
-
-
-def shards(corpus: Path) -> list[Path]:
-    return sorted(corpus.glob("part-*.jsonl.zst"))
 
 
 def lid_model() -> Path:
@@ -437,12 +414,12 @@ def main() -> None:
     args = parser.parse_args()
     os.sched_setaffinity(0, {args.cpu})  # children (dbt, lakemix, datatrove) inherit it
     python = ensure_venv()
-    corpora = {docs: ensure_corpus(docs, args.seed) for docs in args.docs}
+    corpora = {docs: cached_corpus(docs, args.seed) for docs in args.docs}
     load = os.getloadavg()
     print(f"pinned to CPU {args.cpu}; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
 
     start = time.perf_counter()
-    lakemix_layer(ensure_corpus(WARM_DOCS, args.seed), WARM_DOCS, split=False)
+    lakemix_layer(cached_corpus(WARM_DOCS, args.seed), WARM_DOCS, split=False)
     warm = time.perf_counter() - start
     print(
         f"warm-up: the whole layer on {WARM_DOCS} documents first ({warm:.1f} s, not counted),"

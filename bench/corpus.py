@@ -871,6 +871,29 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def cached_corpus(docs: int, seed: int = 0, *, shard_docs: int = 50_000) -> Path:
+    """``bench/out/corpus-<docs>``, built unless its manifest already matches (the one cache the
+    benchmarks share)."""
+    out = Path(__file__).resolve().parent / "out" / f"corpus-{docs}"
+    manifest = out / "manifest.json"
+    if manifest.is_file():
+        m = json.loads(manifest.read_text())
+        if (
+            m["parameters"] == {"docs": docs, "seed": seed, "shard_docs": shard_docs}
+            and all((out / s["file"]).is_file() for s in m["shards"])
+            and sum(s["docs"] for s in m["shards"]) == docs
+        ):
+            return out
+    print(f"building {out} (bench/corpus.py) ...", file=sys.stderr, flush=True)
+    build_corpus(out, docs=docs, seed=seed, shard_docs=shard_docs)
+    return out
+
+
+def shards(corpus: Path) -> list[Path]:
+    """The corpus's ``part-*.jsonl.zst`` files, in order."""
+    return sorted(corpus.glob("part-*.jsonl.zst"))
+
+
 def main(argv: list[str] | None = None) -> None:
     """Build the corpus the command line asks for and print a summary to stderr."""
     args = parse_args(argv)

@@ -58,14 +58,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import io
 import itertools
 import json
 import os
 import shutil
 import subprocess
-import sys
 import threading
 import time
 from collections import Counter, defaultdict
@@ -81,6 +79,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import zstandard
 
+from corpus import cached_corpus, shards, text_jaccard
 from lakemix import duck
 from lakemix.ingest.run import document_id
 from lakemix.settings import Settings
@@ -256,23 +255,6 @@ def run_measured(cmd: list[str], *, env: dict[str, str], cpus: str, log: Path) -
 
 
 # The corpus ---------------------------------------------------------------------------------------
-
-
-def ensure_corpus(docs: int, seed: int) -> Path:
-    """``bench/out/corpus-<docs>``, built by bench/corpus.py unless already there."""
-    out = OUT / f"corpus-{docs}"
-    manifest = out / "manifest.json"
-    if manifest.is_file():
-        parameters = json.loads(manifest.read_text())["parameters"]
-        if parameters["docs"] == docs and parameters["seed"] == seed:
-            return out
-    print(f"building {out} (bench/corpus.py) ...", flush=True)
-    _corpus().build_corpus(out, docs=docs, seed=seed)
-    return out
-
-
-def shards(corpus: Path) -> list[Path]:
-    return sorted(corpus.glob("part-*.jsonl.zst"))
 
 
 def lines(corpus: Path) -> Iterator[bytes]:
@@ -672,17 +654,8 @@ def missed_pairs(truth: Truth, kept: np.ndarray) -> np.ndarray:
     return pairs[missed & (truth.pair_jaccard[inside] >= max(THRESHOLDS))]
 
 
-@functools.cache
-def _corpus() -> Any:
-    """bench/corpus.py as a module."""
-    sys.path.insert(0, str(BENCH))
-    import corpus
-
-    return corpus
-
-
 def _corpus_jaccard(a: str, b: str) -> float:
-    return float(_corpus().text_jaccard(a, b))
+    return float(text_jaccard(a, b))
 
 
 def _why_missed(a: str, b: str) -> str:
@@ -925,7 +898,6 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     if args.datatrove_python is None:
-        sys.path.insert(0, str(BENCH))
         from _datatrove import VENV, ensure_venv
 
         try:
@@ -939,7 +911,7 @@ def main(argv: list[str] | None = None) -> None:
         f"datatrove: {args.datatrove_python if have_datatrove else 'not found, skipped'}",
         flush=True,
     )
-    corpora = {docs: ensure_corpus(docs, args.seed) for docs in sorted(args.docs)}
+    corpora = {docs: cached_corpus(docs, args.seed) for docs in sorted(args.docs)}
     first = corpora[min(corpora)]
     started = time.perf_counter()
     warm_up_lakemix(first, args.work, args.cpus)

@@ -29,7 +29,6 @@ import io
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -80,23 +79,6 @@ def load_corpus(corpus: Path) -> tuple[list[str], list[str], pa.Table]:
                 ids.append(record["id"])
                 texts.append(record["text"])
     return ids, texts, pq.read_table(corpus / "ground_truth.parquet")
-
-
-def ensure_corpus(corpus: Path | None, docs: int, seed: int) -> Path:
-    """``corpus``, else ``bench/out/corpus-<docs>`` built by bench/corpus.py unless up to date."""
-    if corpus is not None:
-        return corpus
-    out = BENCH / "out" / f"corpus-{docs}"
-    manifest = out / "manifest.json"
-    if manifest.is_file():
-        parameters = json.loads(manifest.read_text())["parameters"]
-        if parameters["docs"] == docs and parameters["seed"] == seed:
-            return out
-    sys.path.insert(0, str(BENCH))
-    from corpus import build_corpus
-
-    build_corpus(out, docs=docs, seed=seed)
-    return out
 
 
 def time_lakemix(texts: pa.Array, repeat: int) -> dict[str, float]:
@@ -206,10 +188,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=3, help="lakemix runs, best kept")
     args = parser.parse_args(argv)
 
-    sys.path.insert(0, str(BENCH))
-    from corpus import text_jaccard
+    from corpus import cached_corpus, text_jaccard
 
-    corpus = ensure_corpus(args.corpus, args.docs, args.seed)
+    corpus = args.corpus or cached_corpus(args.docs, args.seed)
     ids, texts, truth = load_corpus(corpus)
     column = pa.array(texts, type=pa.string())
     size = sum(len(t.encode()) for t in texts)

@@ -53,6 +53,8 @@ from typing import Any
 
 import yaml
 
+from corpus import cached_corpus
+
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"
 BIN = Path(sys.executable).parent
@@ -67,26 +69,6 @@ class Step:
 
     seconds: float
     nodes: dict[str, float]
-
-
-def ensure_corpus(docs: int, seed: int) -> Path:
-    """``bench/out/corpus-<docs>``, built by bench/corpus.py unless its manifest matches."""
-    out = BENCH / "out" / f"corpus-{docs}"
-    manifest = out / "manifest.json"
-    if manifest.is_file():
-        m = json.loads(manifest.read_text())
-        if (
-            m["parameters"] == {"docs": docs, "seed": seed, "shard_docs": 50_000}
-            and all((out / s["file"]).is_file() for s in m["shards"])
-            and sum(s["docs"] for s in m["shards"]) == docs
-        ):
-            return out
-    print(f"building {out} ...", file=sys.stderr, flush=True)
-    sys.path.insert(0, str(BENCH))
-    from corpus import build_corpus
-
-    build_corpus(out, docs=docs, seed=seed)
-    return out
 
 
 @contextlib.contextmanager
@@ -308,7 +290,7 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the temporary lakehouse")
     args = parser.parse_args()
 
-    corpus = ensure_corpus(args.docs, args.seed)
+    corpus = cached_corpus(args.docs, args.seed)
     manifest = json.loads((corpus / "manifest.json").read_text())
     text_mb = manifest["bytes"]["text_utf8"] / 1e6
     load = os.getloadavg()
