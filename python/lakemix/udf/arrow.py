@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -32,3 +32,21 @@ def text_chunks(texts: pa.Array | pa.ChunkedArray) -> list[pa.Array]:
             chunk = chunk.cast(pa.large_string())
         out.append(chunk)
     return out
+
+
+def constant(function: str, name: str, column: pa.Array | pa.ChunkedArray) -> Any:
+    """The single value of a UDF argument that must be the same on every row of a call.
+
+    Returns None for an empty call (DuckDB may call with no rows).
+
+    Raises:
+        ValueError: the argument varies between rows or is NULL, naming function and argument.
+    """
+    import pyarrow.compute as pc
+
+    if len(column) == 0:
+        return None
+    distinct = pc.unique(column).to_pylist()
+    if len(distinct) != 1 or distinct[0] is None:
+        raise ValueError(f"{function}: {name} must be one constant, got {set(distinct)}")
+    return distinct[0]

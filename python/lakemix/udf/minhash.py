@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lakemix.udf.arrow import text_chunks
+from lakemix.udf.arrow import constant, text_chunks
 
 if TYPE_CHECKING:
     import duckdb
@@ -507,12 +507,12 @@ def _signature_array(sig: Any) -> NDArray[np.uint64]:
 
 def _bands_udf(texts: Any, *parameters: Any) -> Any:
     """DuckDB calls this per chunk; the parameters are the same on every row of a call."""
+    names = ("shingle_words", "bands", "rows", "seed")
+    defaults = (SHINGLE_WORDS, BANDS, ROWS, SEED)  # an empty call has no parameter values
     values = []
-    for name, column in zip(("shingle_words", "bands", "rows", "seed"), parameters, strict=True):
-        distinct = set(column.to_pylist())
-        if len(distinct) != 1 or None in distinct:
-            raise ValueError(f"lakemix_minhash_bands: {name} must be one constant, got {distinct}")
-        values.append(int(distinct.pop()))
+    for name, column, default in zip(names, parameters, defaults, strict=True):
+        value = constant("lakemix_minhash_bands", name, column)
+        values.append(default if value is None else int(value))
     shingle_words, bands, rows, seed = values
     return minhash_bands(texts, shingle_words=shingle_words, bands=bands, rows=rows, seed=seed)
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lakemix.udf.arrow import text_chunks
+from lakemix.udf.arrow import constant, text_chunks
 
 if TYPE_CHECKING:
     import duckdb
@@ -152,26 +152,14 @@ def token_ids(
     )
 
 
-def _encoding_of(function: str, column: Any) -> str:
-    """The one encoding of a DuckDB call (the same on every row)."""
-    import pyarrow.compute as pc
-
-    distinct = pc.unique(column).to_pylist()
-    if len(distinct) != 1 or distinct[0] is None:
-        raise ValueError(f"{function}: encoding must be one constant, got {set(distinct)}")
-    return _check_encoding(distinct[0])
-
-
 def _counts_udf(texts: Any, encodings: Any) -> Any:
-    if len(texts) == 0:
-        return token_counts(texts)
-    return token_counts(texts, encoding=_encoding_of("lakemix_token_count", encodings))
+    encoding = constant("lakemix_token_count", "encoding", encodings)
+    return token_counts(texts, encoding=_check_encoding(encoding or DEFAULT_ENCODING))
 
 
 def _ids_udf(texts: Any, encodings: Any) -> Any:
-    if len(texts) == 0:
-        return token_ids(texts)
-    return token_ids(texts, encoding=_encoding_of("lakemix_token_ids", encodings))
+    encoding = constant("lakemix_token_ids", "encoding", encodings)
+    return token_ids(texts, encoding=_check_encoding(encoding or DEFAULT_ENCODING))
 
 
 def register(conn: duckdb.DuckDBPyConnection) -> None:
