@@ -7,7 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from lakemix.mix import weights
-from lakemix.mix.spec import MixSpec, MixSpecError
+from lakemix.mix.spec import MixSpec, MixSpecError, SourceRule
+
+_UNLISTED = SourceRule()  # a source the mix does not name: weight 1, no cap
 
 
 @dataclass(frozen=True)
@@ -66,13 +68,13 @@ def make_plan(spec: MixSpec, available: Mapping[tuple[str, str], float]) -> MixP
     rates: dict[tuple[str, str], float] = {}
     for lang in wanted:
         weighted = {
-            source: tokens * spec.sources.get(source, _DEFAULT).weight
+            source: tokens * spec.sources.get(source, _UNLISTED).weight
             for (language, source), tokens in available.items()
             if language == lang
         }
         scale = targets[lang] / sum(weighted.values()) if sum(weighted.values()) > 0 else 0.0
         for source in weighted:
-            rates[(lang, source)] = scale * spec.sources.get(source, _DEFAULT).weight
+            rates[(lang, source)] = scale * spec.sources.get(source, _UNLISTED).weight
 
     notes: dict[str, str] = {}
     for source, rule in spec.sources.items():  # caps scale a source down everywhere
@@ -102,11 +104,3 @@ def make_plan(spec: MixSpec, available: Mapping[tuple[str, str], float]) -> MixP
         for lang in sorted(wanted, key=lambda lang: (-round(sampled_by_language[lang], 6), lang))
     ]
     return MixPlan(spec=spec, languages=plans, rates=rates)
-
-
-class _Default:
-    weight = 1.0
-    max_tokens = None
-
-
-_DEFAULT = _Default()
