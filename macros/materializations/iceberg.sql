@@ -24,6 +24,16 @@
     {% endif %}
     {% do adapter.create_schema(target_relation) %}
 
+    {#- Parquet has no 128-bit or unsigned 64-bit integer Iceberg can read: DuckDB would write
+        HUGEINT (sum, count_if) as DOUBLE without a word, so refuse it here. -#}
+    {%- for column in get_column_schema_from_query(sql) -%}
+        {%- if column.dtype | upper in ('HUGEINT', 'UHUGEINT', 'UBIGINT') -%}
+            {{ exceptions.raise_compiler_error(
+                "model " ~ model.name ~ ": column " ~ column.name ~ " is " ~ column.dtype
+                ~ ", which Iceberg cannot store; cast it (e.g. cast(count_if(...) as bigint))") }}
+        {%- endif -%}
+    {%- endfor %}
+
     {% call statement('main') -%}
         copy ({{ sql }}) to '{{ staged }}' (
             format parquet,
