@@ -67,6 +67,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from lakemix.udf.arrow import TEXT_TYPES
+
 if TYPE_CHECKING:
     import duckdb
 
@@ -94,7 +96,6 @@ SIGNALS: tuple[tuple[str, str], ...] = (
 )
 _COLUMN = {name: k for k, (name, _) in enumerate(SIGNALS)}
 STOP_WORDS_SEED = Path(__file__).resolve().parents[3] / "seeds" / "stop_words.csv"
-_TEXT_TYPES = ("null", "string", "large_string", "string_view")
 
 # --- Character data ----------------------------------------------------------------------------
 # datatrove 0.10.1 datatrove/utils/text.py (Apache-2.0): PUNCTUATION, TERMINAL_PUNCTUATION.
@@ -1469,7 +1470,7 @@ def _stop_word_kernel(
 
 def _buffers(chunk: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """UTF-8 bytes, int64 offsets (rebased on the slice) and validity of a string array."""
-    if not any(getattr(pa.types, f"is_{name}")(chunk.type) for name in _TEXT_TYPES):
+    if not any(getattr(pa.types, f"is_{name}")(chunk.type) for name in TEXT_TYPES):
         raise TypeError(f"texts must be an Arrow array of strings, got {chunk.type}")
     chunk = chunk.cast(pa.large_string())
     valid = chunk.is_valid().to_numpy(zero_copy_only=False)
