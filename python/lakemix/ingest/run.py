@@ -281,8 +281,13 @@ def ingest(
                     q_sink.append(
                         {
                             **common,
+                            # the reason too: a broken stream is reported at the offset of
+                            # the last record read, which may itself have been rejected
                             "quarantine_id": hashlib.blake2b(
-                                f"{sha}\0{item.offset}".encode(), digest_size=16
+                                f"{sha}\0{item.offset}\0{item.reason}".encode(
+                                    "utf-8", "surrogatepass"
+                                ),
+                                digest_size=16,
                             ).hexdigest(),
                             "offset": item.offset,
                             "line_number": item.line_number,

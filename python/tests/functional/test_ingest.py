@@ -132,3 +132,17 @@ def test_the_cli_prints_a_summary(lakehouse: Settings) -> None:
     assert "nothing new to ingest" in out.output
     out = runner.invoke(main, ["ingest", "/no/such/path", "--source", "x"])
     assert out.exit_code == 1 and "no such file or directory: /no/such/path" in out.output
+
+
+def test_broken_last_record_and_cut_stream_are_two_quarantine_rows(
+    lakehouse: Settings, tmp_path: Path
+) -> None:
+    # enough good rows that the cut falls after a full decoder chunk, then a broken record
+    rows = b"".join(b'{"id": "r%d", "text": "row %d"}\n' % (i, i) for i in range(20_000))
+    blob = gzip.compress(rows + b'{"id": "bad", "text": \n' + b"x" * 100_000)
+    path = tmp_path / "cut.jsonl.gz"
+    path.write_bytes(blob[:-50])
+    result = ingest([path], source="cut")
+    assert result.total("quarantined") == 2  # the broken record, then the cut stream at its offset
+    ids = scan(lakehouse, "raw.quarantine", "select quarantine_id from t")
+    assert len(ids) == len(set(ids)) == result.total("quarantined")
