@@ -61,7 +61,8 @@ languages_summarized as (
         plans_per_language.available_tokens,
         plans_per_language.planned_tokens,
         coalesce(sampled_per_language.document_count, 0) as document_count,
-        coalesce(sampled_per_language.sampled_document_count, 0) as sampled_document_count,
+        cast(coalesce(sampled_per_language.sampled_document_count, 0) as bigint)
+            as sampled_document_count,
         cast(coalesce(sampled_per_language.sampled_tokens, 0) as bigint) as sampled_tokens,
         cast(coalesce(sampled_per_language.validation_tokens, 0) as bigint) as validation_tokens,
         coalesce(sampled_per_language.sampled_tokens, 0)

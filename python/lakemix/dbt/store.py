@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from lakemix.iceberg import commit_with_retry, local_path
+from lakemix.iceberg import commit_with_retry, ensure_namespace, local_path
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -127,8 +127,7 @@ def store(catalog: Catalog, request: StoreRequest) -> str:
     if request.mode not in ("overwrite", "append"):
         raise StoreError(f"unknown store mode {request.mode!r}; use overwrite or append")
     schema = _schema(request.staged)
-    namespace = request.identifier.rsplit(".", 1)[0]
-    catalog.create_namespace_if_not_exists(namespace)
+    ensure_namespace(catalog, request.identifier.rsplit(".", 1)[0])
     try:
         table = catalog.load_table(request.identifier)
         try:

@@ -3,6 +3,6 @@
 from __future__ import annotations
 
 from lakemix.iceberg.commit import commit_with_retry
-from lakemix.iceberg.tables import ensure_table, local_path
+from lakemix.iceberg.tables import ensure_namespace, ensure_table, local_path
 
-__all__ = ["commit_with_retry", "ensure_table", "local_path"]
+__all__ = ["commit_with_retry", "ensure_namespace", "ensure_table", "local_path"]

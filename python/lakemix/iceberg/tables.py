@@ -11,12 +11,28 @@ if TYPE_CHECKING:
     from pyiceberg.table import Table
 
 
+def ensure_namespace(catalog: Catalog, namespace: str) -> None:
+    """Create ``namespace`` unless it exists, also when another writer creates it meanwhile.
+
+    pyiceberg's ``create_namespace_if_not_exists`` checks, then inserts: two dbt threads
+    building the first two models of a schema both pass the check, and the SQL catalog
+    answers the second insert with a unique-constraint error instead of
+    ``NamespaceAlreadyExistsError``.
+    """
+    from sqlalchemy.exc import IntegrityError
+
+    try:
+        catalog.create_namespace_if_not_exists(namespace)
+    except IntegrityError:
+        if not catalog.namespace_exists(namespace):
+            raise
+
+
 def ensure_table(catalog: Catalog, identifier: str, schema: Schema) -> Table:
     """Load ``identifier``, creating its namespace and the table if they do not exist yet."""
     from pyiceberg.exceptions import NoSuchTableError, TableAlreadyExistsError
 
-    namespace = identifier.rsplit(".", 1)[0]
-    catalog.create_namespace_if_not_exists(namespace)
+    ensure_namespace(catalog, identifier.rsplit(".", 1)[0])
     try:
         return catalog.load_table(identifier)
     except NoSuchTableError:
