@@ -124,5 +124,51 @@ def mix_build_command(name: str) -> None:
     click.echo(f"built marts.mix_{name} and marts.mix_{name}_languages")
 
 
+@main.command("lineage")
+@click.option(
+    "--column",
+    metavar="marts.<table>.<column>",
+    help="Column whose upstream columns and source fields to print.",
+)
+def lineage_command(column: str | None) -> None:
+    """Where a mart column comes from: upstream model columns down to raw source fields."""
+    if column is None:
+        raise click.UsageError("give --column marts.<table>.<column>")
+    from lakemix.lineage import LineageError, column_lineage, format_tree, load_project
+
+    try:
+        tree = column_lineage(load_project(), column)
+    except LineageError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(format_tree(tree, title=column))
+
+
+@main.command("docs")
+@click.option("--port", default=8080, show_default=True, help="Port on 127.0.0.1.")
+@click.option("--mix", help="Document this mix's models too (dbt var lakemix_mix).")
+@click.option("--serve/--no-serve", default=True, help="Serve the site after generating it.")
+def docs_command(port: int, mix: str | None, serve: bool) -> None:
+    """Generate the dbt docs site with column lineage, and serve it until Ctrl-C."""
+    from lakemix import docs
+    from lakemix.lineage import LineageError
+
+    try:
+        target = docs.generate(mix=mix)
+        count = docs.annotate(target)
+    except (docs.DocsError, LineageError) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"lineage added to {count} mart columns in {target / 'manifest.json'}")
+    if not serve:
+        return
+    server = docs.serve(target, port=port)
+    click.echo(f"serving the docs site at http://127.0.0.1:{server.server_port}/ (Ctrl-C stops)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
 if __name__ == "__main__":
     main()
