@@ -23,6 +23,7 @@ from lakemix.lineage.project import LineageError, Project, Relation
 
 DIALECT = "duckdb"
 UNNAMED = re.compile(r"_col_\d+")
+NO_UPSTREAM = "no upstream column: computed from constants or row counts"
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,9 @@ class LineageTracer:
             return ColumnLineage(relation.label, column)
         inputs, note = self._inputs(relation, column)
         upstream = tuple(self._trace(rel, col, (*path, key)) for rel, col in inputs)
-        result = ColumnLineage(relation.label, column, upstream, note)
+        result = ColumnLineage(
+            relation.label, column, upstream, note or NO_UPSTREAM * (not upstream)
+        )
         self._done[key] = result
         return result
 

@@ -17,8 +17,6 @@ def format_tree(root: ColumnLineage, *, title: str | None = None) -> str:
     lines = [title or root.name]
     if root.note:
         lines[0] += f"  ({root.note})"
-    if not root.upstream:
-        lines.append("└── no upstream column: computed from constants or row counts")
     shown: set[str] = set()
 
     def walk(node: ColumnLineage, prefix: str) -> None:
@@ -41,7 +39,7 @@ def lineage_paths(root: ColumnLineage) -> list[str]:
 
     def walk(node: ColumnLineage, trail: tuple[str, ...]) -> None:
         if not node.upstream:
-            path = " <- ".join(trail)
+            path = " <- ".join(trail) + (f" ({node.note})" if node.note else "")
             if path not in paths:
                 paths.append(path)
             return
@@ -56,6 +54,6 @@ def lineage_paths(root: ColumnLineage) -> list[str]:
 def derivation_markdown(root: ColumnLineage) -> str:
     """The paragraph the docs site appends to a column's description."""
     if not root.upstream:
-        return f"**{DERIVED}** no upstream column (computed from constants or row counts)."
+        return f"**{DERIVED}** {root.note}."
     items = "\n".join(f"- {path}" for path in lineage_paths(root))
     return f"**{DERIVED}**\n\n{items}"
