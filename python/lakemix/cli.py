@@ -170,5 +170,22 @@ def docs_command(port: int, mix: str | None, serve: bool) -> None:
         server.server_close()
 
 
+def _add_version_commands() -> None:
+    from lakemix.versions import commands
+
+    for command in (
+        commands.diff_command,
+        commands.gc_command,
+        commands.rebuild_command,
+        commands.release_command,
+        commands.show_command,
+        commands.sql_command,
+        commands.versions_command,
+    ):
+        main.add_command(command)
+
+
+_add_version_commands()
+
 if __name__ == "__main__":
     main()

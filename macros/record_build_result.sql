@@ -1,0 +1,29 @@
+{#- on-run-end: remember whether this `dbt build` passed (lakemix release refuses otherwise).
+    A failing error-severity test ends in 'fail', a broken model in 'error', and what a failure
+    kept from running in 'skipped'; 'warn' (warn-severity tests) does not block a release. -#}
+{% macro record_build_result(results) %}
+    {%- if execute and flags.WHICH == 'build' -%}
+        {%- set failures = [] -%}
+        {%- for result in results -%}
+            {%- if result.status in ('error', 'fail', 'runtime error', 'skipped') -%}
+                {%- do failures.append(result.node.unique_id ~ ': ' ~ result.status) -%}
+            {%- endif -%}
+        {%- endfor -%}
+        {%- set vars_json = tojson(invocation_args_dict.get('vars') or {}) -%}
+        {%- set failures_json = tojson(failures) -%}
+        create table if not exists main.lakemix_builds (
+            invocation_id varchar,
+            finished_at timestamptz,
+            is_passed boolean,
+            failures json,
+            cli_vars json
+        );
+        insert into main.lakemix_builds values (
+            '{{ invocation_id }}',
+            now(),
+            {{ 'true' if not failures else 'false' }},
+            '{{ failures_json | replace("'", "''") }}',
+            '{{ vars_json | replace("'", "''") }}'
+        );
+    {%- endif -%}
+{% endmacro %}

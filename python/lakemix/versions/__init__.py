@@ -1,0 +1,17 @@
+"""Released, reproducible dataset versions: tags, manifests, time travel, diff and rebuild."""
+
+from __future__ import annotations
+
+from lakemix.versions.refs import VersionError, connect_at, scan_at, snapshot_at
+from lakemix.versions.release import ReleaseError, get_release, list_releases, release
+
+__all__ = [
+    "ReleaseError",
+    "VersionError",
+    "connect_at",
+    "get_release",
+    "list_releases",
+    "release",
+    "scan_at",
+    "snapshot_at",
+]

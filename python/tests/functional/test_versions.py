@@ -1,0 +1,112 @@
+"""Release, diff, time travel, gc and rebuild of a mix on real documents, in a project copy."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from lakemix import catalog
+from lakemix.cli import main
+from lakemix.ingest import ingest
+from lakemix.settings import Settings
+from lakemix.versions import get_release, list_releases
+from tests.conftest import BIN, ROOT, WEB, run
+
+PARTS = ("dbt_project.yml", "profiles.yml", "models", "macros", "seeds", "tests", "mixes")
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the project (its seeds get edited), as the working directory."""
+    copy = tmp_path / "project"
+    copy.mkdir()
+    for name in PARTS:
+        source = ROOT / name
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, copy / name)
+    monkeypatch.chdir(copy)
+    monkeypatch.setenv("DBT_TARGET_PATH", str(tmp_path / "target"))
+    monkeypatch.setenv("DBT_LOG_PATH", str(tmp_path / "logs"))
+    return copy
+
+
+def lakemix(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+def build(project: Path, *, check: bool = True) -> None:
+    run(
+        [str(BIN / "dbt"), "build", "--project-dir", str(project), "--profiles-dir", str(project)],
+        check=check,
+    )
+
+
+def tags(settings: Settings, tag: str) -> list[str]:
+    cat = catalog(settings)
+    return [
+        ".".join(ident)
+        for ns in cat.list_namespaces()
+        for ident in cat.list_tables(ns)
+        if tag in cat.load_table(ident).metadata.refs
+    ]
+
+
+def test_release_diff_gc_and_rebuild(lakehouse: Settings, project: Path) -> None:
+    ingest([WEB / "dolma_cc_en_head"], source="dolma_cc_en_head", fmt="jsonl")
+    build(project)
+    assert "never built" in lakemix("release", "demo_unimax", "--tag", "v1").output
+    built = lakemix("mix", "build", "demo_unimax")
+    assert built.exit_code == 0, built.output
+
+    first = lakemix("release", "demo_unimax", "--tag", "v1")
+    assert first.exit_code == 0, first.output
+    v1 = get_release("v1")
+    assert (lakehouse.home / "releases" / "v1.json").is_file()
+    assert {"raw.documents", "marts.mix_demo_unimax", "marts.fct_clean_documents"} <= set(
+        v1["snapshots"]
+    )
+    assert sorted(tags(lakehouse, "v1")) == sorted(v1["snapshots"])
+    assert "seeds/quality_thresholds.csv" in v1["config_files"]
+    again = lakemix("release", "demo_unimax", "--tag", "v1")
+    assert again.exit_code == 1 and "exists already" in again.output
+
+    # New data and a stricter threshold, then a second release.
+    ingest([WEB / "oscar2201"], source="oscar2201", fmt="jsonl")
+    seeds = project / "seeds" / "quality_thresholds.csv"
+    stricter = seeds.read_text().replace(
+        "min_words,word_count,>=,50,", "min_words,word_count,>=,400,"
+    )
+    seeds.write_text(stricter)
+    build(project)
+    assert lakemix("mix", "build", "demo_unimax").exit_code == 0
+    assert lakemix("release", "demo_unimax", "--tag", "v2").exit_code == 0
+
+    diffed = lakemix("diff", "v1", "v2")
+    assert diffed.exit_code == 0, diffed.output
+    assert "new data" in diffed.output and "filter: gopher_min_words" in diffed.output
+
+    # A failing build blocks a release, and the refusal writes nothing.
+    (project / "tests" / "assert_always_fails.sql").write_text("select 1 as failure\n")
+    build(project, check=False)
+    refused = lakemix("release", "demo_unimax", "--tag", "v3")
+    assert refused.exit_code == 1 and "did not pass" in refused.output
+    assert tags(lakehouse, "v3") == [] and not (lakehouse.home / "releases" / "v3.json").exists()
+    assert [m["tag"] for m in list_releases()] == ["v1", "v2"]
+    assert lakemix("versions").output.count("demo_unimax") == 2
+
+    # gc keeps what the releases need: time travel and the rebuild of v1 still work.
+    collected = lakemix("gc", "--grace", "0")
+    assert collected.exit_code == 0 and "expired 0 snapshots" not in collected.output
+    v1_docs = sum(s["documents"] for s in v1["stats"])
+    at_v1 = lakemix("sql", "select count(*) as n from marts.mix_demo_unimax", "--at", "v1")
+    assert at_v1.output.split()[-1] == str(v1_docs)
+
+    rebuilt = lakemix("rebuild", "v1")
+    assert rebuilt.exit_code == 0, rebuilt.output
+    assert f"checksum {v1['checksum']} is identical" in rebuilt.output
+    assert get_release("v2")["checksum"] != v1["checksum"]
+
+    unknown = lakemix("show", "v9")
+    assert unknown.exit_code == 1 and "no release tagged 'v9' (releases: v1, v2)" in unknown.output
