@@ -125,17 +125,32 @@ def mix_build_command(name: str) -> None:
 
 
 @main.command("lineage")
+@click.argument("document_id", required=False)
 @click.option(
     "--column",
     metavar="marts.<table>.<column>",
     help="Column whose upstream columns and source fields to print.",
 )
-def lineage_command(column: str | None) -> None:
-    """Where a mart column comes from: upstream model columns down to raw source fields."""
-    if column is None:
-        raise click.UsageError("give --column marts.<table>.<column>")
+def lineage_command(document_id: str | None, column: str | None) -> None:
+    """Where a document or a mart column comes from.
+
+    DOCUMENT_ID: its raw file and offset, ingest snapshot, every decision on the way (language,
+    quality rules, duplicate cluster, redaction, tokens), its mixes and the releases holding it.
+    --column: the upstream model columns down to raw source fields.
+    """
+    if (document_id is None) == (column is None):
+        raise click.UsageError("give a DOCUMENT_ID or --column marts.<table>.<column>")
     from lakemix.lineage import LineageError, column_lineage, format_tree, load_project
 
+    if document_id is not None:
+        from lakemix.lineage.rows import document_lineage, format_document
+
+        try:
+            click.echo(format_document(document_lineage(document_id)))
+        except LineageError as exc:
+            raise click.ClickException(str(exc)) from None
+        return
+    assert column is not None
     try:
         tree = column_lineage(load_project(), column)
     except LineageError as exc:

@@ -9,7 +9,6 @@ Enable it in ``profiles.yml``::
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +17,7 @@ from dbt.adapters.duckdb.plugins import BasePlugin
 from lakemix import duck
 from lakemix.catalog import catalog as open_catalog
 from lakemix.dbt import store, views
+from lakemix.git import git_state
 from lakemix.settings import Settings, project_root
 from lakemix.udf import register_all
 
@@ -29,26 +29,6 @@ if TYPE_CHECKING:
 # dbt-duckdb hands a plugin the profile's DuckDB settings too: the plugin's own start with lakemix_.
 PREFIX = "lakemix_"
 KNOWN_SETTINGS = frozenset({"lakemix_refresh_views"})
-
-
-def git_state(root: Path | None) -> tuple[str, bool]:
-    """(commit, dirty) of the project checkout, or ("unknown", False) outside git."""
-    if root is None:
-        return "unknown", False
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
-        ).stdout.strip()
-        status = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown", False
-    return commit, bool(status.strip())
 
 
 class Plugin(BasePlugin):

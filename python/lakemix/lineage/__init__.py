@@ -1,10 +1,11 @@
-"""Column lineage of the dbt models, computed with sqlglot over their compiled SQL."""
+"""Lineage: of mart columns (sqlglot over the compiled models) and of single documents."""
 
 from __future__ import annotations
 
 from lakemix.lineage.columns import ColumnLineage, LineageTracer, column_lineage
 from lakemix.lineage.project import LineageError, Project, Relation, load_project, target_path
 from lakemix.lineage.render import derivation_markdown, format_tree, lineage_paths
+from lakemix.lineage.rows import document_lineage, format_document
 
 __all__ = [
     "ColumnLineage",
@@ -14,6 +15,8 @@ __all__ = [
     "Relation",
     "column_lineage",
     "derivation_markdown",
+    "document_lineage",
+    "format_document",
     "format_tree",
     "lineage_paths",
     "load_project",

@@ -16,8 +16,8 @@ import yaml  # type: ignore[import-untyped]
 
 from lakemix import duck
 from lakemix.catalog import catalog as open_catalog
-from lakemix.dbt.plugin import git_state
 from lakemix.dbt.views import PIN_VARIABLE, scan_sql
+from lakemix.git import git_state
 from lakemix.iceberg import ensure_namespace
 from lakemix.settings import Settings, project_root
 from lakemix.versions.checksum import mix_checksum

@@ -13,8 +13,8 @@ import pyarrow as pa
 
 from lakemix import duck
 from lakemix.catalog import catalog as open_catalog
-from lakemix.dbt.plugin import git_state
 from lakemix.dbt.views import scan_sql
+from lakemix.git import git_state
 from lakemix.iceberg import commit_with_retry, ensure_table
 from lakemix.settings import Settings, project_root
 from lakemix.versions import builds

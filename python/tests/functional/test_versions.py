@@ -87,6 +87,20 @@ def test_release_diff_gc_and_rebuild(lakehouse: Settings, project: Path) -> None
     assert diffed.exit_code == 0, diffed.output
     assert "new data" in diffed.output and "filter: gopher_min_words" in diffed.output
 
+    # Row lineage: a document of both releases, and one the stricter threshold dropped.
+    both = "select document_id from marts.mix_demo_unimax order by document_id limit 1"
+    kept_id = lakemix("sql", both, "--at", "v1").output.split()[-1]
+    traced = lakemix("lineage", kept_id)
+    assert traced.exit_code == 0, traced.output
+    assert "ingest_snapshot_id: " in traced.output and "cc_en_head-" in traced.output
+    assert "releases: v1 (demo_unimax: " in traced.output
+    dropped = (
+        "select document_id from marts.fct_document_rejections "
+        "where list_contains(failed_rule_names, 'gopher_min_words') order by 1 limit 1"
+    )
+    dropped_id = lakemix("sql", dropped).output.split()[-1]
+    assert "gopher_min_words (word_count " in lakemix("lineage", dropped_id).output
+
     # A failing build blocks a release, and the refusal writes nothing.
     (project / "tests" / "assert_always_fails.sql").write_text("select 1 as failure\n")
     build(project, check=False)

@@ -1,0 +1,152 @@
+"""Row lineage: one document from its raw file and offset through every decision to releases."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from lakemix.catalog import catalog as open_catalog
+from lakemix.lineage.project import LineageError
+from lakemix.settings import Settings
+from lakemix.versions.refs import connect_at, scan_at
+from lakemix.versions.release import list_releases
+
+if TYPE_CHECKING:
+    import duckdb
+
+# Each step: a title, the table, and the columns shown for the document.
+STEPS = (
+    ("language", "intermediate.int_documents_language_scored", "language, script, language_score"),
+    ("quality", "intermediate.int_documents_quality_filtered", "is_kept, failed_rules"),
+    (
+        "deduplication",
+        "intermediate.int_documents_deduplicated",
+        "cluster_id, cluster_size, cluster_kind, is_cluster_kept, kept_document_id, duplicate_kind",
+    ),
+    (
+        "redaction",
+        "intermediate.int_documents_pii_redacted",
+        "pii_email_count, pii_ip_address_count, pii_phone_number_count, pii_credit_card_count",
+    ),
+    ("tokens", "intermediate.int_documents_tokenized", "tokenizer, token_count"),
+)
+RAW_COLUMNS = (
+    'source, url, file, file_sha256, "offset", line_number, ingest_id, ingested_at, '
+    "is_utf8_repaired, length(text) as characters"
+)
+
+
+def _one(conn: duckdb.DuckDBPyConnection, sql: str, document_id: str) -> dict[str, Any] | None:
+    import duckdb
+
+    try:
+        result = conn.execute(sql, [document_id])
+    except duckdb.CatalogException:
+        return None  # the table is not built yet
+    row = result.fetchone()
+    if row is None:
+        return None
+    return dict(zip([d[0] for d in result.description or []], row, strict=True))
+
+
+def _ingest_snapshot(settings: Settings, ingest_id: str) -> int | None:
+    table = open_catalog(settings).load_table("raw.documents")
+    for snapshot in table.metadata.snapshots:
+        extra = snapshot.summary.additional_properties if snapshot.summary else {}
+        if extra.get("lakemix.ingest_id") == ingest_id:
+            return snapshot.snapshot_id
+    return None
+
+
+def document_lineage(document_id: str, *, settings: Settings | None = None) -> dict[str, Any]:
+    """Everything the lakehouse knows about one document, step by step.
+
+    Returns:
+        ``raw`` (source, file, offset, ingest and its snapshot), one entry per step (language,
+        quality rules, deduplication cluster, redaction, tokens; None where the document never
+        reached it), ``outcome`` (clean or rejected and why), ``mixes`` (repeats and split in
+        each built mix) and ``releases`` (the releases whose mix contains it).
+
+    Raises:
+        LineageError: No raw document has this id.
+    """
+    settings = settings or Settings.from_env()
+    conn = connect_at(None, settings=settings)
+    raw = _one(conn, f"select {RAW_COLUMNS} from raw.documents where document_id = ?", document_id)
+    if raw is None:
+        raise LineageError(f"no raw document has id {document_id!r}")
+    raw["ingest_snapshot_id"] = _ingest_snapshot(settings, raw["ingest_id"])
+    found: dict[str, Any] = {"document_id": document_id, "raw": raw}
+    for title, table, columns in STEPS:
+        sql = f"select {columns} from {table} where document_id = ?"
+        found[title] = _one(conn, sql, document_id)
+    clean = _one(conn, "select 1 from marts.fct_clean_documents where document_id = ?", document_id)
+    rejected = _one(
+        conn,
+        "select failed_rule_names, duplicate_of_document_id from marts.fct_document_rejections "
+        "where document_id = ?",
+        document_id,
+    )
+    found["outcome"] = "clean" if clean else ({"rejected": rejected} if rejected else "not built")
+    catalog = open_catalog(settings)
+    mixes = sorted(
+        name
+        for (namespace, name) in catalog.list_tables("marts")
+        if name.startswith("mix_") and not name.endswith("_languages")
+    )
+    found["mixes"] = {
+        name.removeprefix("mix_"): _one(
+            conn,
+            f"select repeat_count, split from marts.{name} where document_id = ?",
+            document_id,
+        )
+        for name in mixes
+    }
+    found["releases"] = []
+    for manifest in list_releases(settings):
+        mix = catalog.load_table(f"marts.mix_{manifest['mix']}")
+        member = _one(
+            conn,
+            f"select repeat_count, split from {scan_at(mix, manifest['tag'])} "
+            "where document_id = ?",
+            document_id,
+        )
+        if member:
+            found["releases"].append({"tag": manifest["tag"], "mix": manifest["mix"], **member})
+    conn.close()
+    return found
+
+
+def format_document(lineage: dict[str, Any]) -> str:
+    """The lineage of a document as indented text, in pipeline order."""
+    lines = [f"document {lineage['document_id']}"]
+
+    def section(title: str, value: Any) -> None:
+        if value is None:
+            lines.append(f"  {title}: (not reached)")
+        elif isinstance(value, dict):
+            lines.append(f"  {title}:")
+            lines.extend(f"    {k}: {v}" for k, v in value.items())
+        else:
+            lines.append(f"  {title}: {value}")
+
+    section("raw", lineage["raw"])
+    for title, _, _ in STEPS:
+        step = lineage[title]
+        if title == "quality" and step is not None:
+            rules = step["failed_rules"] or []
+            failed = [
+                f"{r['rule']} ({r['signal']} {r['value']} {r['operator']} {r['threshold']})"
+                for r in rules
+            ]
+            step = {"is_kept": step["is_kept"], "failed": "; ".join(failed) or "none"}
+        section(title, step)
+    section("outcome", lineage["outcome"])
+    lines.append("  mixes:")
+    for name, member in lineage["mixes"].items():
+        placed = f"{member['repeat_count']} x, {member['split']}" if member else "not sampled"
+        lines.append(f"    {name}: {placed}")
+    releases = ", ".join(
+        f"{r['tag']} ({r['mix']}: {r['repeat_count']} x, {r['split']})" for r in lineage["releases"]
+    )
+    lines.append(f"  releases: {releases or 'none'}")
+    return "\n".join(lines)
