@@ -63,11 +63,24 @@ class Plugin(BasePlugin):
             "VARCHAR",
             side_effects=True,
         )
+        conn.create_function(
+            "lakemix_scan_at",
+            self._scan_at,
+            ["VARCHAR", "VARCHAR"],
+            "VARCHAR",
+            side_effects=True,
+        )
         if self.refresh:
             views.refresh_views(conn, self.catalog)
 
     def _metadata_location(self, identifier: str) -> str:
         return str(self.catalog.load_table(identifier).metadata_location)
+
+    def _scan_at(self, identifier: str, version: str) -> str:
+        """``iceberg_scan(...)`` of a table at a tag, snapshot id or timestamp (macro ``at``)."""
+        from lakemix.versions.refs import scan_at
+
+        return scan_at(self.catalog.load_table(identifier), version)
 
     def store(self, target_config: TargetConfig) -> None:
         """Commit what the ``iceberg`` materialization staged (via ``adapter.store_relation``)."""

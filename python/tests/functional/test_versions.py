@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import orjson
 import pytest
 from click.testing import CliRunner, Result
 
@@ -116,6 +117,11 @@ def test_release_diff_gc_and_rebuild(lakehouse: Settings, project: Path) -> None
     v1_docs = sum(s["documents"] for s in v1["stats"])
     at_v1 = lakemix("sql", "select count(*) as n from marts.mix_demo_unimax", "--at", "v1")
     assert at_v1.output.split()[-1] == str(v1_docs)
+
+    inline = "select count(*) as n from {{ lakemix.at('marts.mix_demo_unimax', 'v1') }}"
+    where = ["--project-dir", str(project), "--profiles-dir", str(project)]
+    shown = run([str(BIN / "dbt"), "show", "--inline", inline, "--output", "json", "-q", *where])
+    assert orjson.loads(shown.stdout[shown.stdout.index("{") :])["show"] == [{"n": v1_docs}]
 
     rebuilt = lakemix("rebuild", "v1")
     assert rebuilt.exit_code == 0, rebuilt.output
