@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs (Debian packages, when missing) and starts the servers the test suite needs:
-# a PostgreSQL server for the Iceberg SQL catalog. Writes the connection URI of a test role to
-# $LAKEMIX_SERVICES_ENV (default .services.env). The role's random password is kept outside the
-# checkout ($LAKEMIX_STATE_DIR, default /var/lib/lakemix) so every checkout on the machine agrees.
+# a PostgreSQL server for the Iceberg SQL catalog, and Chromium (headless, for the docs-site
+# test). Writes the connection URI of a test role to $LAKEMIX_SERVICES_ENV (default
+# .services.env). The role's random password is kept outside the checkout ($LAKEMIX_STATE_DIR,
+# default /var/lib/lakemix) so every checkout on the machine agrees.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${LAKEMIX_SERVICES_ENV:-.services.env}
@@ -13,6 +14,11 @@ if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then
     echo "services: installing PostgreSQL (Debian package postgresql)"
     as_root apt-get update -qq
     DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq postgresql >/dev/null
+fi
+if [ ! -x /usr/bin/chromium ]; then
+    echo "services: installing Chromium (Debian package chromium)"
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium >/dev/null
 fi
 version=$(ls /usr/lib/postgresql | sort -V | tail -1)
 if ! pg_lsclusters -h | awk '{print $1" "$2}' | grep -qx "$version main"; then
