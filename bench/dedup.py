@@ -1,7 +1,8 @@
 """bench/dedup: lakemix's dedup models against datatrove's MinHash pipeline, end to end.
 
 Usage: .venv/bin/python bench/dedup.py [--docs 100000 [1000000 ...]] [--seed 0] [--cpus 0,1]
-       [--datatrove-python PYTHON] [--work bench/out/dedup-work] [--keep]
+       [--incremental-max-docs 100000] [--datatrove-python PYTHON] [--work bench/out/dedup-work]
+       [--keep]
 
 Corpora: ``bench/corpus.py`` builds (``build_corpus(out, docs=N, seed)``), cached in
 ``bench/out/corpus-<N>``, with their ground truth of exact and near duplicates.
@@ -11,7 +12,7 @@ lakemix runs in a fresh lakehouse per run (``LAKEMIX_HOME`` under ``--work``): `
 deduplication (``dbt run --select +int_documents_deduplicated --exclude
 path:models/intermediate/deduplication``: staging, language ID, quality signals and filter) and
 the dedup models alone (``dbt run --select path:models/intermediate/deduplication``:
-int_documents_minhashed, int_document_band_keys, int_duplicate_edges,
+int_documents_minhashed, int_content_pairs_verified, int_duplicate_edges,
 int_documents_deduplicated), each with ``--vars '{lakemix_filter_families: []}'`` so that every
 document reaches dedup. The dedup figures are those of the second ``dbt run`` (wall clock, dbt's
 start-up included). Clusters are read from ``intermediate.int_documents_deduplicated``; a
@@ -46,10 +47,11 @@ copies of one original: any edited copy counts, whatever its Jaccard), or when i
 the kept document (same definition) is at least t (texts that really are duplicates though not
 generated as such, e.g. identical noise). Precision at t = correct removals / all removals.
 
-Incremental (corpora of at most 100,000 documents): a fresh lakehouse ingests the first 90% of
-the documents, runs both phases, ingests the last 10%, and the second run of both phases is
-timed against the full run; its clusters must equal the full run's (same partition; the kept
-document may differ only because the first 90% were ingested earlier).
+Incremental (corpora of at most ``--incremental-max-docs``, 100,000 by default): a fresh
+lakehouse ingests the first 90% of the documents, runs both phases, ingests the last 10%, and
+the second run of both phases is timed against the full run; its clusters must equal the full
+run's (same partition; the kept document may differ only because the first 90% were ingested
+earlier).
 
 Figures are also written to ``bench/out/dedup-results.json``.
 """
@@ -469,7 +471,7 @@ def warm_up_lakemix(corpus: Path, work: Path, cpus: str) -> None:
 
 
 def run_lakemix(
-    corpus: Path, truth: Truth, work: Path, cpus: str
+    corpus: Path, truth: Truth, work: Path, cpus: str, *, incremental_max_docs: int
 ) -> tuple[LakemixRun, np.ndarray, dict[int, str]]:
     """The full run (its clusters and normalized texts returned), then the incremental one."""
     docs = len(truth.ids)
@@ -481,7 +483,7 @@ def run_lakemix(
     result.notes += lake.notes
     kept, normalized = lake.clusters(truth)
     print(f"  lakemix: dedup models {result.phases['dedup'].seconds:.0f} s", flush=True)
-    if docs > INCREMENTAL_MAX_DOCS:
+    if docs > incremental_max_docs:
         return result, kept, normalized
     lake = Lakehouse(work / "incremental", cpus=cpus)
     split = docs - round(docs * INCREMENTAL_TAIL)
@@ -893,6 +895,12 @@ def main(argv: list[str] | None = None) -> None:
         type=Path,
         help="datatrove's interpreter (default: bench/out/venv-datatrove, created if missing)",
     )
+    parser.add_argument(
+        "--incremental-max-docs",
+        type=int,
+        default=INCREMENTAL_MAX_DOCS,
+        help=f"run the incremental case up to this corpus size (default {INCREMENTAL_MAX_DOCS:,})",
+    )
     parser.add_argument("--work", type=Path, default=OUT / "dedup-work", help="scratch folder")
     parser.add_argument("--keep", action="store_true", help="keep the lakehouses in --work")
     args = parser.parse_args(argv)
@@ -926,7 +934,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"\n{docs:,} documents ({corpus}):", flush=True)
         truth = Truth.load(corpus)
         work = args.work / str(docs)
-        run, lakemix_kept, normalized = run_lakemix(corpus, truth, work, args.cpus)
+        run, lakemix_kept, normalized = run_lakemix(
+            corpus, truth, work, args.cpus, incremental_max_docs=args.incremental_max_docs
+        )
         results[docs] = {"lakemix": run}
         kepts = [lakemix_kept]
         if have_datatrove and docs <= DATATROVE_MAX_DOCS:

@@ -1,9 +1,14 @@
 {#- Edges of the duplicate graph among the documents kept by the quality filters:
     exact duplicates (same content hash) are linked to the smallest document_id of their hash,
-    and the LSH candidate pairs among those representatives (documents sharing a band key) are
-    kept when their word 5-gram Jaccard reaches lakemix_dedup_jaccard_threshold (or all of them
-    when lakemix_dedup_verify is false, as FineWeb does). Collapsing exact duplicates first
-    keeps a large exact cluster from producing a quadratic number of pairs. -#}
+    and the LSH candidate pairs among those representatives are kept when their word 5-gram
+    Jaccard reaches lakemix_dedup_jaccard_threshold (or all of them when lakemix_dedup_verify
+    is false, as FineWeb does). Collapsing exact duplicates first keeps a large exact cluster
+    from producing a quadratic number of pairs.
+
+    Documents with the same text have the same band keys, so the candidate pairs among the
+    representatives are the cached content-hash pairs (int_content_pairs_verified) whose two
+    hashes have a kept document, each hash mapped to its representative: no band key is joined
+    and no text is read here, whatever the quality filters keep. -#}
 
 with
 
@@ -16,12 +21,9 @@ minhashed as (
     select * from {{ ref('int_documents_minhashed') }}
 ),
 
-band_keys as (
-    select * from {{ ref('int_document_band_keys') }}
-),
-
-documents as (
-    select * from {{ ref('int_documents_language_scored') }}
+content_pairs as (
+    select * from {{ ref('int_content_pairs_verified') }}
+    where content_hash_b is not null
 ),
 
 kept_hashes as (
@@ -44,45 +46,42 @@ exact_edges as (
     where document_id != representative_id
 ),
 
-representative_keys as (
-    select band_keys.*
-    from band_keys
-    inner join kept_hashes
-        on
-            band_keys.document_id = kept_hashes.document_id
-            and kept_hashes.document_id = kept_hashes.representative_id
+representatives as (
+    select
+        content_hash,
+        representative_id
+    from kept_hashes
+    where document_id = representative_id
 ),
 
 candidate_pairs as (
-    select distinct
-        a.document_id as document_id_a,
-        b.document_id as document_id_b
-    from representative_keys as a
-    inner join representative_keys as b
-        on
-            a.band_key = b.band_key
-            and a.document_id < b.document_id
-),
-
-candidates_verified as (
     select
-        candidate_pairs.document_id_a,
-        candidate_pairs.document_id_b,
+        least(representative_a.representative_id, representative_b.representative_id)
+            as document_id_a,
+        greatest(representative_a.representative_id, representative_b.representative_id)
+            as document_id_b,
         'near' as edge_kind,
         {% if var('lakemix_dedup_verify') -%}
-            lakemix_jaccard(text_a.text, text_b.text)
+            {#- A pair cached by a run with lakemix_dedup_verify false has no Jaccard. -#}
+            coalesce(
+                content_pairs.jaccard,
+                error(
+                    'int_content_pairs_verified holds pairs without a Jaccard (cached with '
+                    || 'lakemix_dedup_verify false): run it with --full-refresh'
+                )
+            )
         {%- else -%}
             cast(null as double)
         {%- endif %} as jaccard
-    from candidate_pairs
-    inner join documents as text_a
-        on candidate_pairs.document_id_a = text_a.document_id
-    inner join documents as text_b
-        on candidate_pairs.document_id_b = text_b.document_id
+    from content_pairs
+    inner join representatives as representative_a
+        on content_pairs.content_hash_a = representative_a.content_hash
+    inner join representatives as representative_b
+        on content_pairs.content_hash_b = representative_b.content_hash
 ),
 
 near_edges as (
-    select * from candidates_verified
+    select * from candidate_pairs
     {% if var('lakemix_dedup_verify') %}
         where jaccard >= {{ var('lakemix_dedup_jaccard_threshold') }}
     {% endif %}

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import gzip
 import random
+from collections import Counter
 from pathlib import Path
 
 import pytest
+from pyiceberg.table.snapshots import Operation
 
-from lakemix import duck
+from lakemix import catalog, duck
 from lakemix.ingest import ingest
 from lakemix.settings import Settings
 from tests.conftest import WEB, dbt
 
 OSCAR = sorted(p.resolve() for p in (WEB / "oscar2019").glob("*.txt.gz"))  # ingest resolves paths
 NO_FILTERS = "{lakemix_filter_families: []}"  # every document reaches deduplication
+PAIRS = "intermediate.int_content_pairs_verified"
 
 
 def run_dedup(tmp: Path, *, full_refresh: bool = False) -> None:
@@ -108,16 +111,60 @@ def test_same_clusters_whatever_threads_and_file_order(
     assert results[0] == results[1]
 
 
+def content_pairs(settings: Settings) -> Counter[tuple[str, str | None, float | None]]:
+    """The rows of int_content_pairs_verified (the cached, verified candidate pairs)."""
+    table = catalog(settings).load_table(PAIRS)
+    rows = table.scan().to_arrow().to_pylist()
+    return Counter((r["content_hash_a"], r["content_hash_b"], r["jaccard"]) for r in rows)
+
+
+def content_hashes(settings: Settings) -> set[str]:
+    """The content hashes of the documents with LSH band keys."""
+    conn = duck.connect(settings.duckdb_path, settings=settings, read_only=True)
+    rows = conn.execute(
+        "select distinct content_hash from intermediate.int_documents_minhashed "
+        "where band_keys is not null"
+    ).fetchall()
+    conn.close()
+    return {hash_ for (hash_,) in rows}
+
+
 def test_incremental_equals_full_rebuild(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    half = len(OSCAR) // 2
+    # Near duplicates are between a language's deduplicated and original files. The first
+    # batch has both files of the first third of the languages, and the deduplicated files of
+    # the second third, so the second batch brings pairs new ~ old and new ~ new.
+    deduplicated = [p for p in OSCAR if "_deduplicated_" in p.name]
+    third = len(deduplicated) // 3
+    originals = [p.with_name(p.name.replace("_deduplicated_", "_original_")) for p in deduplicated]
+    first_batch = deduplicated[: 2 * third] + originals[:third]
+    second_batch = [p for p in OSCAR if p not in first_batch]
     monkeypatch.setenv("LAKEMIX_HOME", str(tmp_path / "incremental"))
-    ingest(OSCAR[:half], source="oscar2019", fmt="oscar")
+    ingest(first_batch, source="oscar2019", fmt="oscar")
     run_dedup(tmp_path / "i")
-    ingest(OSCAR[half:], source="oscar2019", fmt="oscar")
+    settings = Settings.from_env()
+    first, old_hashes = content_pairs(settings), content_hashes(settings)
+    ingest(second_batch, source="oscar2019", fmt="oscar")
     run_dedup(tmp_path / "i")
-    incremental = clusters(Settings.from_env())
+    incremental = clusters(settings)
+    cached = content_pairs(settings)
+
+    # The second run appended, and matched only the texts it had not seen: one row recording
+    # each new hash, and the pairs that involve one (new against old and new against new).
+    new_hashes = content_hashes(settings) - old_hashes
+    table = catalog(settings).load_table(PAIRS)
+    snapshot = table.current_snapshot()
+    assert snapshot is not None and snapshot.summary is not None
+    assert snapshot.summary.operation == Operation.APPEND
+    assert first <= cached  # the first run's rows are all still there, unchanged
+    added = cached - first
+    assert {a for a, b, _ in added if b is None} == new_hashes
+    added_pairs = [(a, b) for a, b, _ in added if b is not None]
+    assert all(a in new_hashes or b in new_hashes for a, b in added_pairs)
+    assert any(a in old_hashes or b in old_hashes for a, b in added_pairs)  # the old index
+    assert any(a in new_hashes and b in new_hashes for a, b in added_pairs)
 
     run_dedup(tmp_path / "i", full_refresh=True)
-    full = clusters(Settings.from_env())
+    full = clusters(settings)
     assert incremental == full
     assert len(full) == 649
+    assert content_pairs(settings) == cached

@@ -1,0 +1,138 @@
+{{ config(incremental=true) }}
+
+{#- The LSH candidate pairs of distinct texts, verified once and kept (incremental).
+
+    Candidates and their Jaccard depend only on the text, so they are cached by content hash
+    (MD5 of the normalized text), over every document with band keys whatever the quality
+    filters decide: a threshold change never needs a new pair. Each run matches the content
+    hashes it has not seen before (by their band keys) against the band index of every content
+    hash, computes the word 5-gram Jaccard of those new pairs only, and appends them, with one
+    row per new hash (content_hash_b null) that records it was matched: that row, not a
+    timestamp, is the watermark, so a run whose new texts gave no pair is not matched again.
+    Rows are (smaller hash, larger hash), so a full refresh gives the same rows. -#}
+
+with
+
+minhashed as (
+    select * from {{ ref('int_documents_minhashed') }}
+    where band_keys is not null
+),
+
+documents as (
+    select * from {{ ref('int_documents_language_scored') }}
+),
+
+{#- Every document with the same text has the same band keys: one row per content hash, with
+    the document whose text stands for it (any would do; the smallest id, to be deterministic). -#}
+contents as (
+    select
+        content_hash,
+        min(document_id) as document_id,
+        arg_min(band_keys, document_id) as band_keys
+    from minhashed
+    group by content_hash
+),
+
+new_contents as (
+    select * from contents
+    {% if is_incremental() %}
+        where content_hash not in (
+            select content_hash_a from {{ this }}
+            where content_hash_b is null
+        )
+    {% endif %}
+),
+
+new_band_keys as (
+    select
+        content_hash,
+        unnest(band_keys) as band_key
+    from new_contents
+),
+
+band_index as (
+    select
+        content_hash,
+        unnest(band_keys) as band_key
+    from contents
+),
+
+{#- A pair of two new hashes is found from both sides: distinct keeps one. -#}
+candidate_pairs as (
+    select distinct
+        least(new_band_keys.content_hash, band_index.content_hash) as content_hash_a,
+        greatest(new_band_keys.content_hash, band_index.content_hash) as content_hash_b
+    from new_band_keys
+    inner join band_index
+        on
+            new_band_keys.band_key = band_index.band_key
+            and new_band_keys.content_hash != band_index.content_hash
+),
+
+{%- if var('lakemix_dedup_verify') %}
+
+candidate_documents as (
+    select
+        candidate_pairs.content_hash_a,
+        candidate_pairs.content_hash_b,
+        content_a.document_id as document_id_a,
+        content_b.document_id as document_id_b
+    from candidate_pairs
+    inner join contents as content_a
+        on candidate_pairs.content_hash_a = content_a.content_hash
+    inner join contents as content_b
+        on candidate_pairs.content_hash_b = content_b.content_hash
+),
+
+{#- Only the texts of the new pairs are read, not every document's. -#}
+candidate_texts as (
+    select
+        documents.document_id,
+        documents.text
+    from documents
+    where documents.document_id in (
+        select document_id_a from candidate_documents
+        union
+        select document_id_b from candidate_documents
+    )
+),
+
+pairs_verified as (
+    select
+        candidate_documents.content_hash_a,
+        candidate_documents.content_hash_b,
+        lakemix_jaccard(text_a.text, text_b.text) as jaccard
+    from candidate_documents
+    inner join candidate_texts as text_a
+        on candidate_documents.document_id_a = text_a.document_id
+    inner join candidate_texts as text_b
+        on candidate_documents.document_id_b = text_b.document_id
+),
+
+{%- else %}
+
+pairs_verified as (
+    select
+        content_hash_a,
+        content_hash_b,
+        cast(null as double) as jaccard
+    from candidate_pairs
+),
+
+{%- endif %}
+
+contents_matched as (
+    select
+        content_hash as content_hash_a,
+        cast(null as varchar) as content_hash_b,
+        cast(null as double) as jaccard
+    from new_contents
+),
+
+content_pairs as (
+    select * from pairs_verified
+    union all
+    select * from contents_matched
+)
+
+select * from content_pairs
