@@ -9,14 +9,23 @@ import orjson
 import pytest
 from click.testing import CliRunner, Result
 
-from lakemix import catalog
+from lakemix import catalog, duck
 from lakemix.cli import main
 from lakemix.ingest import ingest
 from lakemix.settings import Settings
 from lakemix.versions import get_release, list_releases
 from tests.conftest import BIN, ROOT, WEB, run
 
-PARTS = ("dbt_project.yml", "profiles.yml", "models", "macros", "seeds", "tests", "mixes")
+PARTS = (
+    "dbt_project.yml",
+    "profiles.yml",
+    "models",
+    "macros",
+    "seeds",
+    "tests",
+    "mixes",
+    "snapshots",
+)
 
 
 @pytest.fixture
@@ -87,6 +96,19 @@ def test_release_diff_gc_and_rebuild(lakehouse: Settings, project: Path) -> None
     diffed = lakemix("diff", "v1", "v2")
     assert diffed.exit_code == 0, diffed.output
     assert "new data" in diffed.output and "filter: gopher_min_words" in diffed.output
+
+    # dbt snapshots keep the SCD2 history: the membership at v1's release time is v1's mix.
+    conn = duck.connect(lakehouse.duckdb_path, settings=lakehouse, read_only=True)
+    history = conn.execute(
+        "select count(*) from snapshots.mix_demo_unimax_history where dbt_valid_from <= ? "
+        "and (dbt_valid_to > ? or dbt_valid_to is null)",
+        [v1["released_at"], v1["released_at"]],
+    ).fetchone()
+    left = conn.execute(
+        "select count(*) from snapshots.mix_demo_unimax_history where dbt_valid_to is not null"
+    ).fetchone()
+    conn.close()
+    assert history == (sum(s["documents"] for s in v1["stats"]),) and left and left[0] > 0
 
     # Row lineage: a document of both releases, and one the stricter threshold dropped.
     both = "select document_id from marts.mix_demo_unimax order by document_id limit 1"
