@@ -25,6 +25,9 @@ for mix in demo_temperature demo_unimax; do
     head -n 14 "$LOGS/mix-$mix.log"
     echo "   ..."
 done
+echo "== release (lakemix release; see lakemix versions, show, diff, rebuild)"
+tag="demo-$(date -u +%Y%m%d-%H%M%S)"
+$bin/lakemix release demo_unimax --tag "$tag"
 echo "== dbt docs generate"
 $bin/dbt docs generate --static --quiet
 
@@ -38,6 +41,7 @@ duckdb:      $home/lakemix.duckdb  (views marts.*, staging.*, raw.* over the Ice
 results:     marts.fct_clean_documents, fct_document_rejections, dim_sources, dim_languages,
              dim_duplicate_clusters, mix_demo_temperature(_languages), mix_demo_unimax(_languages)
              (.venv/bin/lakemix tables; or open $home/lakemix.duckdb with DuckDB)
+release:     $tag (.venv/bin/lakemix show $tag; lakemix lineage <document_id>)
 docs site:   $(pwd)/target/static_index.html
 demo took $(( $(date +%s) - start )) s
 MSG
