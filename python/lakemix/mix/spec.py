@@ -206,7 +206,7 @@ def load(name: str, directory: Path) -> MixSpec:
     Raises:
         MixSpecError: no such mix (listing the ones there are), or an invalid file.
     """
-    import yaml  # type: ignore[import-untyped]
+    import yaml
 
     path = directory / f"{name}.yml"
     if not NAME.fullmatch(name) or not path.is_file():

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import yaml  # type: ignore[import-untyped]
+import yaml
 
 from lakemix import duck
 from lakemix.settings import Settings, project_root

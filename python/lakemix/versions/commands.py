@@ -139,9 +139,12 @@ def sql_command(query: str, version: str | None, limit: int) -> None:
     """Run a read-only SQL QUERY over every table as it was at a version (time travel)."""
     import duckdb
 
-    from lakemix.versions.refs import connect_at
+    from lakemix.versions.refs import VersionError, connect_at
 
-    conn = connect_at(version)
+    try:
+        conn = connect_at(version)
+    except VersionError as exc:
+        raise _fail(exc) from None
     try:
         result = conn.execute(query)
         header = [d[0] for d in result.description or []]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import yaml  # type: ignore[import-untyped]
+import yaml
 
 from lakemix import duck
 from lakemix.catalog import catalog as open_catalog

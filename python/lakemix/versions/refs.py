@@ -82,6 +82,7 @@ def connect_at(
     settings = settings or Settings.from_env()
     catalog = catalog or open_catalog(settings)
     conn = duck.connect(settings=settings)
+    found = False
     for namespace in catalog.list_namespaces():
         for ident in catalog.list_tables(namespace):
             table = catalog.load_table(ident)
@@ -94,4 +95,11 @@ def connect_at(
             schema, name = (quote_identifier(part) for part in ident[-2:])
             conn.execute(f"create schema if not exists {schema}")
             conn.execute(f"create or replace view {schema}.{name} as select * from {scan}")
+            found = True
+    if version is not None and not found:
+        conn.close()
+        raise VersionError(
+            f"no table has version {version!r}: a version is a release tag (lakemix versions), "
+            "a snapshot id or an ISO timestamp"
+        )
     return conn

@@ -16,6 +16,7 @@ from lakemix.catalog import catalog as open_catalog
 from lakemix.dbt.views import scan_sql
 from lakemix.git import git_state
 from lakemix.iceberg import commit_with_retry, ensure_table
+from lakemix.mix.spec import NAME
 from lakemix.settings import Settings, project_root
 from lakemix.versions import builds
 from lakemix.versions.checksum import mix_checksum
@@ -90,6 +91,8 @@ def _check_buildable(catalog: Catalog, settings: Settings, mix: str, tag: str) -
 
     if not TAG.fullmatch(tag):
         raise ReleaseError(f"invalid tag {tag!r}: use letters, digits, '.', '_' and '-'")
+    if not NAME.fullmatch(mix):
+        raise ReleaseError(f"invalid mix name {mix!r}: mix names are [a-z][a-z0-9_]*")
     for manifest in list_releases(settings):
         if manifest["tag"] == tag:
             raise ReleaseError(
