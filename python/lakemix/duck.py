@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 # DuckDB downloads extensions at run time, which cannot work offline. The packages
 # duckdb-extension-<name>==<duckdb version> ship the binaries (../shared/REFERENCE.md).
-EXTENSIONS = ("avro", "iceberg")
+EXTENSIONS = ("avro", "fts", "iceberg")
 
 
 def extension_file(name: str) -> Path:
