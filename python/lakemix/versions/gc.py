@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from lakemix.catalog import catalog as open_catalog
 from lakemix.iceberg import commit_with_retry, local_path
 from lakemix.settings import Settings
+from lakemix.versions.release import list_releases, releases_directory
 
 if TYPE_CHECKING:
     from pyiceberg.table import Table
@@ -84,6 +85,15 @@ def gc(*, grace_seconds: float = 3600, settings: Settings | None = None) -> GcRe
             location = Path(local_path(table.location()))
             if location.is_dir():  # a local warehouse; remote stores keep their own lifecycle
                 _sweep(location, _referenced(table), cutoff, result)
+    released = {m["tag"] for m in list_releases(settings)}
+    releases = releases_directory(settings)
+    if releases.is_dir():  # JSON copies of releases killed before their manifest row committed
+        for path in releases.iterdir():
+            tag = path.name.split(".json")[0]
+            if tag not in released and path.stat().st_mtime < cutoff:
+                result.deleted_bytes += path.stat().st_size
+                path.unlink()
+                result.deleted_files += 1
     staging = settings.home / "staging"
     if staging.is_dir():  # what killed dbt runs staged and never committed
         for leftover in staging.iterdir():

@@ -120,6 +120,20 @@ def _check_buildable(catalog: Catalog, settings: Settings, mix: str, tag: str) -
     return build
 
 
+def _remove_leftover_tags(catalog: Catalog, tag: str) -> None:
+    """Drop tags named ``tag`` that a killed release left behind (it has no manifest row).
+
+    A release exists once its ``meta.releases`` row is committed; tags without it are from a
+    release that died part-way, so a retry with the same tag starts clean.
+    """
+    for namespace in catalog.list_namespaces():
+        for ident in catalog.list_tables(namespace):
+            table = catalog.load_table(ident)
+            ref = table.metadata.refs.get(tag)
+            if ref is not None and ref.snapshot_ref_type == "tag":
+                table.manage_snapshots().remove_tag(tag).commit()
+
+
 def _stats(conn: Any, mix_scan: str) -> list[dict[str, Any]]:
     rows = conn.execute(
         f"""
@@ -147,15 +161,12 @@ def release(mix: str, tag: str, *, settings: Settings | None = None) -> dict[str
     root = project_root()
     if root is None:
         raise ReleaseError("no dbt_project.yml here or above: run from the lakemix project")
+    _remove_leftover_tags(catalog, tag)
     tables = {}
     for name in builds.mix_dependencies(mix):
         table = catalog.load_table(name)
-        snapshot = table.current_snapshot()
-        if snapshot is None:
-            continue
-        if tag in table.metadata.refs:
-            raise ReleaseError(f"{name} has a ref named {tag!r} already; pick another tag")
-        tables[name] = table
+        if table.current_snapshot() is not None:
+            tables[name] = table
     conn = duck.connect(settings=settings)
     mix_scan = scan_sql(tables[f"marts.mix_{mix}"])
     commit, dirty = git_state(root)
