@@ -11,6 +11,9 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 
 $(VENV)/.installed: pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	# torch first, alone: the lock pins the CPU build that lies on this machine's disk, and
+	# nothing installed after it may pull another torch (../shared/REFERENCE.md).
+	$(BIN)/pip install -q $$(grep '^torch==' requirements.lock)
 	$(BIN)/pip install -q -r requirements.lock
 	$(BIN)/pip install -q --no-deps -e .
 	touch $@

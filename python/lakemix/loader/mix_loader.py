@@ -1,0 +1,248 @@
+"""MixLoader: a released mix as a deterministic, resumable, sharded stream of packed batches."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from lakemix.loader.reader import TokenStore
+from lakemix.loader.schedule import Cursor, Schedule
+from lakemix.settings import Settings
+
+STATE_FORMAT = 1
+SPLITS = ("train", "validation")
+
+
+def resolve_release(mix: str, tag: str | None, settings: Settings) -> dict[str, Any]:
+    """The manifest of release ``tag`` of ``mix`` (the newest release of the mix when None).
+
+    Raises:
+        lakemix.versions.ReleaseError: No such tag, or no release of that mix.
+        ValueError: The tag is a release of another mix.
+    """
+    from lakemix.loader.store import built_manifest
+    from lakemix.versions import ReleaseError, get_release, list_releases
+
+    if tag is None:
+        mine = [m for m in list_releases(settings) if m["mix"] == mix]
+        if not mine:
+            mixes = sorted({m["mix"] for m in list_releases(settings)})
+            raise ReleaseError(
+                f"no release of mix {mix!r} (released mixes: {', '.join(mixes) or 'none'}); "
+                f"run `lakemix release {mix} --tag TAG` first"
+            )
+        return mine[-1]
+    manifest = built_manifest(tag, settings) or get_release(tag, settings)
+    if manifest["mix"] != mix:
+        raise ValueError(f"release {tag!r} is of mix {manifest['mix']!r}, not {mix!r}")
+    return manifest
+
+
+def _distributed() -> tuple[int, int]:
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        return dist.get_rank(), dist.get_world_size()
+    return 0, 1
+
+
+class MixLoader:
+    """Batches of packed token sequences from one split of a released mix.
+
+    Iterating gives one epoch; iterating again gives the next. Each epoch is every (document,
+    copy) of the split exactly once, in an order shuffled by ``(seed, epoch)``, split across
+    ranks so that each goes to exactly one. See the README's "Loader" section.
+
+    Args:
+        mix: The mix name (``mixes/<mix>.yml``).
+        tag: The release tag; the mix's newest release when None.
+        split: ``train`` or ``validation``.
+        seq_len: Tokens per sequence (inputs; each sequence reads ``seq_len + 1``).
+        batch_size: Sequences per batch.
+        rank, world_size: This process's place; ``torch.distributed``'s when None (else 0, 1).
+        num_workers: Worker threads or processes that build batches (0: in the caller).
+        seed: Seed of the shuffle.
+        worker_method: ``thread`` or ``process``.
+        settings: The lakehouse; from the environment when None.
+
+    Raises:
+        ReleaseError: Unknown tag, or no release of the mix.
+        ValueError: Bad option, or an empty split.
+    """
+
+    def __init__(
+        self,
+        *,
+        mix: str,
+        tag: str | None = None,
+        split: str = "train",
+        seq_len: int,
+        batch_size: int,
+        rank: int | None = None,
+        world_size: int | None = None,
+        num_workers: int = 0,
+        seed: int = 0,
+        worker_method: Literal["thread", "process"] = "thread",
+        settings: Settings | None = None,
+    ) -> None:
+        from lakemix.loader.store import build_store
+
+        if split not in SPLITS:
+            raise ValueError(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")
+        if seq_len < 2:
+            raise ValueError(f"seq_len must be at least 2, got {seq_len}")
+        if batch_size < 1 or num_workers < 0:
+            raise ValueError(
+                f"batch_size must be >= 1 and num_workers >= 0, got {batch_size}, {num_workers}"
+            )
+        if worker_method not in ("thread", "process"):
+            raise ValueError(f"worker_method must be 'thread' or 'process', got {worker_method!r}")
+        if rank is None or world_size is None:
+            found = _distributed()
+            rank = found[0] if rank is None else rank
+            world_size = found[1] if world_size is None else world_size
+        if not 0 <= rank < world_size:
+            raise ValueError(f"rank must be in [0, world_size), got rank {rank} of {world_size}")
+        self.settings = settings or Settings.from_env()
+        self.manifest = resolve_release(mix, tag, self.settings)
+        self.mix, self.tag, self.split = mix, str(self.manifest["tag"]), split
+        self.seq_len, self.batch_size, self.seed = seq_len, batch_size, seed
+        self.rank, self.world_size = rank, world_size
+        self.num_workers, self.worker_method = num_workers, worker_method
+        self.store_path: Path = build_store(self.manifest, split, self.settings)
+        self.store = TokenStore(self.store_path)
+        self.samples_per_epoch = int(self.store.repeats.sum())
+        if self.samples_per_epoch == 0:
+            raise ValueError(
+                f"split {split!r} of release {self.tag} ({mix}) has no samples; "
+                f"its splits: {self._splits()}"
+            )
+        self._start: dict[str, Any] | None = None
+        self._state: dict[str, Any] | None = None
+        self._loader: Any = None
+
+    def _splits(self) -> str:
+        counts: dict[str, int] = {}
+        for row in self.manifest.get("stats", []):
+            counts[row["split"]] = counts.get(row["split"], 0) + int(row["samples"])
+        return ", ".join(f"{k} {v} samples" for k, v in sorted(counts.items())) or "none"
+
+    def _build(self) -> Any:
+        from torchdata.nodes import Loader, ParallelMapper
+
+        from lakemix.loader.materialize import Materializer
+        from lakemix.loader.planner import BatchPlanner
+
+        planner = BatchPlanner(
+            keys=self.store.keys,
+            repeats=self.store.repeats,
+            lengths=self.store.lengths,
+            seq_len=self.seq_len,
+            batch_size=self.batch_size,
+            rank=self.rank,
+            world_size=self.world_size,
+            seed=self.seed,
+            start=self._start,
+        )
+        materialize = Materializer(self.store_path, seq_len=self.seq_len, pad_id=self.store.eot)
+        mapped = ParallelMapper(
+            planner, materialize, num_workers=self.num_workers, method=self.worker_method
+        )
+        return Loader(mapped)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        if self._loader is None:
+            self._loader = self._build()
+            self._start = None
+        for batch, state in self._loader:
+            self._state = state
+            yield batch
+
+    def state_dict(self) -> dict[str, Any]:
+        """Where this rank is: pass it to ``load_state_dict`` to continue exactly from here.
+
+        For an elastic resume (another world size), gather every rank's state (e.g. with
+        ``torch.distributed.all_gather_object``) and pass the list to ``load_state_dict``.
+        """
+        position = self._state or self._start
+        if position is None:
+            position = {
+                "epoch": 0,
+                "schedule": Schedule(self.samples_per_epoch, self.world_size).to_dict(),
+                "cursor": [0, 0],
+            }
+        return {
+            "format": STATE_FORMAT,
+            "mix": self.mix,
+            "tag": self.tag,
+            "split": self.split,
+            "seed": self.seed,
+            "rank": self.rank,
+            "world_size": self.world_size,
+            **position,
+        }
+
+    def load_state_dict(self, state: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> None:
+        """Continue from a state: this rank's own, or the states of every rank of a run.
+
+        Args:
+            state: ``state_dict()`` of this rank (same world size: an exact resume), or a list
+                of the ``state_dict()`` of every rank of a run of any world size (an elastic
+                resume: every sample no rank had started is read exactly once by the new
+                ranks; a sample a rank was in the middle of continues from its next token).
+
+        Raises:
+            ValueError: A state of another release, split or seed, or an incomplete set of
+                ranks.
+        """
+        states = [state] if isinstance(state, Mapping) else list(state)
+        if not states:
+            raise ValueError("no state to load")
+        for s in states:
+            self._check(s)
+        first = states[0]
+        if len(states) == 1 and first["world_size"] == self.world_size:
+            if first["rank"] != self.rank:
+                raise ValueError(f"the state is rank {first['rank']}'s; this is rank {self.rank}")
+            position = {k: first[k] for k in ("epoch", "schedule", "cursor")}
+        else:
+            position = merge_states(states, self.world_size)
+        self._start, self._state = position, None
+        self._loader = None
+
+    def _check(self, state: Mapping[str, Any]) -> None:
+        if state.get("format") != STATE_FORMAT:
+            raise ValueError(f"not a MixLoader state (format {state.get('format')!r})")
+        mine = {"mix": self.mix, "tag": self.tag, "split": self.split, "seed": self.seed}
+        theirs = {k: state.get(k) for k in mine}
+        if theirs != mine:
+            raise ValueError(f"the state is of {theirs}, this loader reads {mine}")
+
+
+def merge_states(states: Sequence[Mapping[str, Any]], world_size: int) -> dict[str, Any]:
+    """The position (epoch, schedule, cursor at 0) that the rest of a run's epoch starts from.
+
+    Args:
+        states: ``MixLoader.state_dict()`` of every rank of one run, in any order.
+        world_size: The number of ranks that will read the rest.
+    """
+    epochs = {int(s["epoch"]) for s in states}
+    sizes = {int(s["world_size"]) for s in states}
+    if len(epochs) != 1 or len(sizes) != 1:
+        raise ValueError(f"the states are of several epochs or runs: {epochs}, {sizes}")
+    ranks = sorted(int(s["rank"]) for s in states)
+    size = sizes.pop()
+    if ranks != list(range(size)):
+        raise ValueError(f"need the state of every rank 0..{size - 1}, got ranks {ranks}")
+    by_rank = {int(s["rank"]): s for s in states}
+    schedules = {repr(by_rank[r]["schedule"]) for r in ranks}
+    if len(schedules) != 1:
+        raise ValueError("the ranks' states disagree on the schedule: not one run's states")
+    schedule = Schedule.from_dict(by_rank[0]["schedule"])
+    cursors = [Cursor(*(int(v) for v in by_rank[r]["cursor"])) for r in ranks]
+    return {
+        "epoch": epochs.pop(),
+        "schedule": schedule.remaining(cursors, world_size).to_dict(),
+        "cursor": [0, 0],
+    }

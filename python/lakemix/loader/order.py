@@ -1,0 +1,66 @@
+"""The sample order of an epoch: every (document, copy) once, shuffled by (seed, epoch).
+
+A sample's place is a pure function of its document's key, its copy number, the seed and the
+epoch (a 64-bit hash, ties broken by the key and copy), so the order does not depend on where
+the documents are stored, on the number of ranks or workers, or on which other documents the
+mix holds (shared/REFERENCE.md, "Mixing": sampling decisions as a pure function of id and seed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+_MASK = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+def document_key(document_id: str) -> int:
+    """A stable 64-bit key of a document id (BLAKE2b), the same on every machine."""
+    return int.from_bytes(hashlib.blake2b(document_id.encode(), digest_size=8).digest(), "little")
+
+
+def _mix64(values: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    """SplitMix64's finalizer, element-wise (uint64 arithmetic wraps, as the algorithm needs)."""
+    z = values.copy()
+    z ^= z >> np.uint64(30)
+    z *= np.uint64(0xBF58476D1CE4E5B9)
+    z ^= z >> np.uint64(27)
+    z *= np.uint64(0x94D049BB133111EB)
+    z ^= z >> np.uint64(31)
+    return z
+
+
+@dataclass(frozen=True)
+class EpochOrder:
+    """Samples of one epoch in their shuffled order: sample ``p`` is copy ``copies[p]`` of the
+    document in row ``rows[p]`` of the store."""
+
+    rows: NDArray[np.int64]
+    copies: NDArray[np.int64]
+
+
+def epoch_order(
+    keys: NDArray[np.uint64], repeats: NDArray[np.int64], *, seed: int, epoch: int
+) -> EpochOrder:
+    """Shuffle every (document, copy) of an epoch deterministically.
+
+    Args:
+        keys: ``document_key`` of each stored document.
+        repeats: Whole copies of each document in the mix (its ``repeat_count``).
+        seed: The run's seed.
+        epoch: The epoch number (0 first).
+    """
+    total = int(repeats.sum())
+    rows = np.repeat(np.arange(len(keys), dtype=np.int64), repeats)
+    starts = np.cumsum(repeats) - repeats
+    copies = np.arange(total, dtype=np.int64) - np.repeat(starts, repeats)
+    salt = (seed * _GOLDEN + epoch * 0xD1B54A32D192ED03 + 1) & _MASK
+    sample_keys = keys[rows] ^ _mix64(
+        copies.astype(np.uint64) * np.uint64(_GOLDEN) + np.uint64(salt)
+    )
+    order = np.lexsort((copies, keys[rows], _mix64(sample_keys)))
+    return EpochOrder(rows=rows[order], copies=copies[order])

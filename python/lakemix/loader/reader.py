@@ -1,0 +1,78 @@
+"""Random access to a token store (``store.py``), memory-mapped: nothing is read until used."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+from numpy.typing import NDArray
+
+
+class TokenStore:
+    """The documents of a store, addressed by row (their order in the file).
+
+    Opening maps the file and reads the per-document columns (key, repeats, length: 24 bytes a
+    document); token ids stay in the mapped file and are read page by page when used.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        reader = pa.ipc.open_file(pa.memory_map(str(self.path)))
+        metadata = reader.schema.metadata or {}
+        self.eot = int(metadata.get(b"eot", b"0"))
+        self.tokenizer = metadata.get(b"tokenizer", b"").decode()
+        self._schema = reader.schema
+        self._batches = [reader.get_batch(i) for i in range(reader.num_record_batches)]
+        sizes = np.array([b.num_rows for b in self._batches], dtype=np.int64)
+        self._first_rows = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        self._values: list[NDArray[np.int32]] = []
+        self._offsets: list[NDArray[np.int64]] = []
+        for batch in self._batches:
+            ids = batch.column("token_ids")
+            self._values.append(np.asarray(ids.values, dtype=np.int32))
+            self._offsets.append(np.asarray(ids.offsets, dtype=np.int64))
+
+    def _column(self, name: str) -> pa.ChunkedArray:
+        chunks = [b.column(name) for b in self._batches]
+        return pa.chunked_array(chunks, type=self._schema.field(name).type)
+
+    @cached_property
+    def keys(self) -> NDArray[np.uint64]:
+        """``order.document_key`` of each document."""
+        return np.asarray(self._column("document_key").to_numpy(), dtype=np.uint64)
+
+    @cached_property
+    def repeats(self) -> NDArray[np.int64]:
+        """Whole copies of each document in the mix."""
+        return np.asarray(self._column("repeat_count").to_numpy(), dtype=np.int64)
+
+    @cached_property
+    def lengths(self) -> NDArray[np.int64]:
+        """Tokens of each document, its end-of-text token included."""
+        parts = [np.diff(o) for o in self._offsets] or [np.zeros(0, dtype=np.int64)]
+        return np.concatenate(parts).astype(np.int64)
+
+    def __len__(self) -> int:
+        return int(self._first_rows[-1])
+
+    def _locate(self, row: int) -> tuple[int, int]:
+        chunk = int(np.searchsorted(self._first_rows, row, side="right")) - 1
+        return chunk, row - int(self._first_rows[chunk])
+
+    def tokens(self, row: int, start: int, stop: int) -> NDArray[np.int32]:
+        """Token ids ``start:stop`` of the document in ``row`` (a view of the mapped file)."""
+        chunk, local = self._locate(row)
+        base = int(self._offsets[chunk][local])
+        return self._values[chunk][base + start : base + stop]
+
+    def document_id(self, row: int) -> str:
+        """The document id in ``row``."""
+        chunk, local = self._locate(row)
+        return str(self._batches[chunk].column("document_id")[local].as_py())
+
+    def language(self, row: int) -> str:
+        """The language of the document in ``row``."""
+        chunk, local = self._locate(row)
+        return str(self._batches[chunk].column("language")[local].as_py())

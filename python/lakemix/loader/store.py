@@ -1,0 +1,171 @@
+"""The token store of a release split: its documents' token ids in one memory-mapped Arrow file.
+
+Built once per (release, split) by streaming the release's pinned Iceberg snapshots through ibis
+(DuckDB backend): the split's rows of ``marts.mix_<name>`` joined to their text in
+``marts.fct_clean_documents``, a batch at a time, tokenized with the tokenizer the mix counted
+with (manifest var ``lakemix_tokenizer``), each document followed by the end-of-text token. A
+release is immutable (its tag pins every snapshot), so the file is valid for as long as the
+release exists; its name carries the release checksum. Readers map it into memory and touch
+only the pages of the documents they read.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+
+from lakemix.loader.order import document_key
+from lakemix.settings import Settings
+from lakemix.udf.tokens import DEFAULT_ENCODING, ENCODINGS, token_ids
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+SCHEMA = pa.schema(
+    [
+        ("document_id", pa.string()),
+        ("language", pa.string()),
+        ("document_key", pa.uint64()),
+        ("repeat_count", pa.int64()),
+        ("token_ids", pa.list_(pa.int32())),
+    ]
+)
+CLEAN = "marts.fct_clean_documents"
+# Documents per ibis batch: bounds the text and ids held at once while building.
+BATCH_ROWS = 2048
+
+
+def end_of_text(encoding: str) -> int:
+    """The end-of-text token id of a quicktok encoding (appended to every document)."""
+    from lakemix.udf.tokens import _tokenizer
+
+    return int(_tokenizer(encoding).eot_token)
+
+
+def tokenizer_of(manifest: dict[str, Any]) -> str:
+    """The encoding the release's mix counted tokens with."""
+    encoding = str((manifest.get("vars") or {}).get("lakemix_tokenizer") or DEFAULT_ENCODING)
+    if encoding not in ENCODINGS:
+        raise ValueError(f"release {manifest['tag']} uses unknown tokenizer {encoding!r}")
+    return encoding
+
+
+def store_path(manifest: dict[str, Any], split: str, settings: Settings) -> Path:
+    """Where the token store of ``split`` of the release lives."""
+    name = f"{manifest['tag']}-{manifest['checksum'][:16]}-{split}-{tokenizer_of(manifest)}.arrow"
+    return settings.home / "loader" / name
+
+
+def built_manifest(tag: str, settings: Settings) -> dict[str, Any] | None:
+    """The manifest of release ``tag`` if a store of it was built already, else None.
+
+    Read from the JSON copy the release wrote (``<home>/releases/<tag>.json``), without opening
+    the catalog: a store is built only after the catalog confirmed the release, and a release
+    never changes, so this saves a loader's start-up the catalog round trip (about 2 s).
+    """
+    import orjson
+
+    path = settings.home / "releases" / f"{tag}.json"
+    if not path.is_file():
+        return None
+    manifest: dict[str, Any] = orjson.loads(path.read_bytes())
+    if manifest.get("tag") != tag or "checksum" not in manifest:
+        return None
+    prefix = store_path(manifest, "train", settings).name.rsplit("-", 2)[0]
+    if not any(path.parent.parent.joinpath("loader").glob(f"{prefix}-*.arrow")):
+        return None
+    return manifest
+
+
+def _batches(manifest: dict[str, Any], split: str, settings: Settings) -> Iterator[pa.RecordBatch]:
+    """The split's documents with their text, streamed through ibis from the pinned snapshots."""
+    import ibis
+
+    from lakemix.catalog import catalog
+    from lakemix.dbt.views import quote_literal, scan_sql
+    from lakemix.duck import EXTENSIONS, extension_file
+
+    mix_table = f"marts.mix_{manifest['mix']}"
+    snapshots = manifest["snapshots"]
+    for name in (mix_table, CLEAN):
+        if name not in snapshots:
+            raise ValueError(f"release {manifest['tag']} pins no snapshot of {name}")
+    settings.extension_directory.mkdir(parents=True, exist_ok=True)
+    con = ibis.duckdb.connect(
+        extension_directory=str(settings.extension_directory),
+        autoinstall_known_extensions=False,
+        autoload_known_extensions=False,
+    )
+    try:
+        for extension in EXTENSIONS:
+            con.raw_sql(f"install {quote_literal(str(extension_file(extension)))}")
+            con.raw_sql(f"load {extension}")
+        cat = catalog(settings)
+        scans = {
+            name: scan_sql(cat.load_table(name), int(snapshots[name]["snapshot_id"]))
+            for name in (mix_table, CLEAN)
+        }
+        mix = con.sql(f"select * from {scans[mix_table]}")
+        clean = con.sql(f"select * from {scans[CLEAN]}")
+        rows = mix.filter((mix.split == split) & (mix.repeat_count > 0)).select(
+            "document_id", "language", "repeat_count"
+        )
+        texts = clean.select("document_id", "text")
+        joined = rows.join(texts, "document_id")
+        yield from joined.to_pyarrow_batches(chunk_size=BATCH_ROWS)
+    finally:
+        con.disconnect()
+
+
+def build_store(manifest: dict[str, Any], split: str, settings: Settings) -> Path:
+    """Write the token store of ``split`` (once; an existing store is reused).
+
+    The file is written beside its final name and renamed into place, so concurrent builders
+    (several ranks on one machine) never see a partial file.
+    """
+    path = store_path(manifest, split, settings)
+    if path.exists():
+        return path
+    encoding = tokenizer_of(manifest)
+    eot = end_of_text(encoding)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
+    metadata = {"tag": manifest["tag"], "split": split, "tokenizer": encoding, "eot": str(eot)}
+    try:
+        with pa.ipc.new_file(str(partial), SCHEMA.with_metadata(metadata)) as writer:
+            for batch in _batches(manifest, split, settings):
+                writer.write_batch(_tokenized(batch, encoding, eot))
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+    return path
+
+
+def _tokenized(batch: pa.RecordBatch, encoding: str, eot: int) -> pa.RecordBatch:
+    """A batch of documents with text -> the store's columns (ids end with ``eot``)."""
+    ids = token_ids(batch.column("text"), encoding=encoding)
+    counts = np.diff(np.asarray(ids.offsets, dtype=np.int64)) + 1
+    offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    values = np.empty(int(offsets[-1]), dtype=np.int32)
+    values[offsets[1:] - 1] = eot
+    keep = np.ones(len(values), dtype=bool)
+    keep[offsets[1:] - 1] = False
+    values[keep] = np.asarray(ids.values, dtype=np.int32)
+    document_ids = batch.column("document_id")
+    keys = [document_key(d) for d in document_ids.to_pylist()]
+    return pa.record_batch(
+        [
+            document_ids.cast(pa.string()),
+            batch.column("language").cast(pa.string()),
+            pa.array(keys, type=pa.uint64()),
+            batch.column("repeat_count").cast(pa.int64()),
+            pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), pa.array(values)),
+        ],
+        schema=SCHEMA,
+    )
