@@ -28,6 +28,8 @@ done
 echo "== release (lakemix release; see lakemix versions, show, diff, rebuild)"
 tag="demo-$(date -u +%Y%m%d-%H%M%S)"
 $bin/lakemix release demo_unimax --tag "$tag"
+echo "== quality report (lakemix report)"
+$bin/lakemix report
 echo "== dbt docs generate"
 $bin/dbt docs generate --static --quiet
 
@@ -43,5 +45,7 @@ results:     marts.fct_clean_documents, fct_document_rejections, dim_sources, di
              (.venv/bin/lakemix tables; or open $home/lakemix.duckdb with DuckDB)
 release:     $tag (.venv/bin/lakemix show $tag; lakemix lineage <document_id>)
 docs site:   $(pwd)/target/static_index.html
+report:      $home/reports/quality-current.html  (lakemix report [--tag TAG])
+search:      .venv/bin/lakemix search "query" [--language de] [--include-rejected]
 demo took $(( $(date +%s) - start )) s
 MSG

@@ -131,15 +131,31 @@ def mix_build_command(name: str) -> None:
     metavar="marts.<table>.<column>",
     help="Column whose upstream columns and source fields to print.",
 )
-def lineage_command(document_id: str | None, column: str | None) -> None:
-    """Where a document or a mart column comes from.
+@click.option(
+    "--run",
+    "run_dir",
+    metavar="DIR",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Training run folder (its run.json): the documents the run consumed.",
+)
+def lineage_command(document_id: str | None, column: str | None, run_dir: Path | None) -> None:
+    """Where a document or a mart column comes from, or what a training run read.
 
     DOCUMENT_ID: its raw file and offset, ingest snapshot, every decision on the way (language,
     quality rules, duplicate cluster, redaction, tokens), its mixes and the releases holding it.
     --column: the upstream model columns down to raw source fields.
+    --run DIR: the release the run read and every document it consumed, with its copies.
     """
-    if (document_id is None) == (column is None):
-        raise click.UsageError("give a DOCUMENT_ID or --column marts.<table>.<column>")
+    if sum(x is not None for x in (document_id, column, run_dir)) != 1:
+        raise click.UsageError("give a DOCUMENT_ID, --column marts.<table>.<column> or --run DIR")
+    if run_dir is not None:
+        from lakemix.loader.runs import RunRecordError, format_run
+
+        try:
+            click.echo(format_run(run_dir))
+        except (RunRecordError, LookupError, RuntimeError) as exc:
+            raise click.ClickException(str(exc)) from None
+        return
     from lakemix.lineage import LineageError, column_lineage, format_tree, load_project
 
     if document_id is not None:
@@ -224,6 +240,26 @@ def search_command(
             f"         {hit.file_path}:{hit.file_offset}  {hit.url or ''}\n"
             f"         {hit.snippet(query)}"
         )
+
+
+@main.command("report")
+@click.option("--tag", help="Report on a release (every table as tagged) instead of now.")
+@click.option(
+    "--output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="HTML file to write (default: LAKEMIX_HOME/reports/quality-<tag or current>.html).",
+)
+def report_command(tag: str | None, output: Path | None) -> None:
+    """Write the quality report: one static HTML file with plots and the numbers behind them."""
+    from lakemix.quality import write_report
+    from lakemix.versions.refs import VersionError
+    from lakemix.versions.release import ReleaseError
+
+    try:
+        result = write_report(output, tag=tag)
+    except (ReleaseError, VersionError, FileNotFoundError) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"wrote {result.path} ({result.size_bytes / 1e3:,.0f} kB) in {result.seconds:.1f} s")
 
 
 def _add_version_commands() -> None:

@@ -1,0 +1,202 @@
+"""The figures of the quality report, queried from a DuckDB session over the lakehouse."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import duckdb
+
+# The signals whose histograms the report draws: the ones most filters hinge on.
+SIGNALS = (
+    "language_score",
+    "word_count",
+    "mean_word_length",
+    "alpha_word_fraction",
+    "stop_word_count",
+    "duplicate_line_fraction",
+    "top_2gram_char_fraction",
+    "line_punct_fraction",
+    "short_line_fraction",
+    "newline_word_ratio",
+)
+BINS = 30
+MIX_LANGUAGES = re.compile(r"mix_(\w+)_languages")
+
+
+@dataclass
+class ReportData:
+    """Every number the report shows (also embedded in the page as JSON)."""
+
+    version: str
+    summary: dict[str, int]
+    languages: list[dict[str, Any]]
+    rule_rejections: list[dict[str, Any]]
+    rule_language_rejections: list[dict[str, Any]]
+    signals: list[dict[str, Any]]
+    duplicate_clusters: list[dict[str, Any]]
+    mixes: dict[str, list[dict[str, Any]]]
+    tests: dict[str, Any] = field(default_factory=dict)
+
+
+def _rows(conn: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
+    result = conn.execute(sql)
+    names = [d[0] for d in result.description or []]
+    return [dict(zip(names, row, strict=True)) for row in result.fetchall()]
+
+
+def _one(conn: duckdb.DuckDBPyConnection, sql: str) -> int:
+    row = conn.execute(sql).fetchone()
+    return int(row[0] or 0) if row else 0
+
+
+def summary(conn: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """Documents at each stage: raw, quarantined, rejected by rules, duplicates, clean."""
+    rejected = conn.execute(
+        "select count_if(duplicate_of_document_id is null), "
+        "count_if(duplicate_of_document_id is not null) from marts.fct_document_rejections"
+    ).fetchone() or (0, 0)
+    return {
+        "raw_documents": _one(conn, "select count(*) from raw.documents"),
+        "quarantined_records": _one(conn, "select count(*) from raw.quarantine"),
+        "rejected_by_rules": int(rejected[0]),
+        "removed_duplicates": int(rejected[1]),
+        "clean_documents": _one(conn, "select count(*) from marts.fct_clean_documents"),
+        "clean_tokens": _one(conn, "select sum(token_count) from marts.fct_clean_documents"),
+    }
+
+
+def rule_rejections(conn: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Documents failing each rule (duplicates count as exact_/near_duplicate), most first."""
+    return _rows(
+        conn,
+        "select rule, count(*) as documents from (select unnest(failed_rule_names) as rule "
+        "from marts.fct_document_rejections) group by rule order by documents desc, rule",
+    )
+
+
+def rule_language_rejections(conn: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Per rule and language: documents failing it, of all documents of that language."""
+    return _rows(
+        conn,
+        """
+        with per_language as (
+            select language, count(*) as language_documents
+            from intermediate.int_documents_language_scored group by language
+        ),
+        failed as (
+            select language, unnest(failed_rule_names) as rule
+            from marts.fct_document_rejections
+        )
+        select
+            failed.rule,
+            failed.language,
+            count(*) as documents,
+            any_value(per_language.language_documents) as language_documents,
+            count(*) / any_value(per_language.language_documents) as rejection_rate
+        from failed
+        inner join per_language on failed.language = per_language.language
+        group by failed.rule, failed.language
+        order by failed.rule, documents desc, failed.language
+        """,
+    )
+
+
+def signal_histograms(conn: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Per signal: bins over the 1st..99th percentile (and the default thresholds), with the
+    documents the quality filters kept and rejected in each (outliers in the end bins)."""
+    import numpy as np
+
+    columns = ", ".join(f"signals.{s}" for s in SIGNALS if s != "language_score")
+    table = conn.execute(
+        f"""
+        select filtered.is_kept, languages.language_score, {columns}
+        from intermediate.int_documents_quality_scored as signals
+        inner join intermediate.int_documents_quality_filtered as filtered
+            on signals.document_id = filtered.document_id
+        inner join intermediate.int_documents_language_scored as languages
+            on signals.document_id = languages.document_id
+        """
+    ).to_arrow_table()
+    thresholds = conn.execute(
+        "select signal, list(distinct threshold order by threshold) from seeds.quality_thresholds "
+        "where language = '*' group by signal"
+    ).fetchall()
+    by_signal = {signal: [float(t) for t in values] for signal, values in thresholds}
+    kept = np.asarray(table.column("is_kept").to_pylist(), dtype=bool)
+    out = []
+    for signal in SIGNALS:
+        values = np.asarray(table.column(signal).to_numpy(zero_copy_only=False), dtype=float)
+        present = ~np.isnan(values)
+        limits = by_signal.get(signal, [])
+        if present.any():
+            lo, hi = np.percentile(values[present], [1, 99])
+        else:
+            lo, hi = 0.0, 1.0
+        near = [t for t in limits if t <= 10 * max(abs(hi), 1.0)]
+        lo, hi = min([float(lo), *near]), max([float(hi), *near])
+        if hi <= lo:
+            hi = lo + 1.0
+        edges = np.linspace(lo, hi, BINS + 1)
+        clipped = np.clip(values, lo, hi)
+        counts = {
+            name: np.histogram(clipped[present & mask], bins=edges)[0].tolist()
+            for name, mask in (("kept", kept), ("rejected", ~kept))
+        }
+        out.append(
+            {
+                "signal": signal,
+                "edges": [round(float(e), 6) for e in edges],
+                "kept": counts["kept"],
+                "rejected": counts["rejected"],
+                "thresholds": limits,
+                "documents": int(present.sum()),
+            }
+        )
+    return out
+
+
+def mixes(conn: duckdb.DuckDBPyConnection) -> dict[str, list[dict[str, Any]]]:
+    """Mix name -> per language: target and realized shares (every marts.mix_*_languages)."""
+    names = [
+        row[0]
+        for row in conn.execute(
+            "select table_name from information_schema.tables where table_schema = 'marts' "
+            "order by table_name"
+        ).fetchall()
+    ]
+    out = {}
+    for name in names:
+        match = MIX_LANGUAGES.fullmatch(name)
+        if match:
+            out[match.group(1)] = _rows(
+                conn,
+                f'select language, target_share, realized_share from marts."{name}" '
+                "order by target_share desc, language",
+            )
+    return out
+
+
+def collect(conn: duckdb.DuckDBPyConnection, *, version: str) -> ReportData:
+    """Every figure of the report from ``conn`` (views raw.*, intermediate.*, marts.*, seeds.*)."""
+    return ReportData(
+        version=version,
+        summary=summary(conn),
+        languages=_rows(
+            conn,
+            "select language, raw_document_count, rejected_by_rules_count, "
+            "removed_duplicate_count, clean_document_count, clean_token_count "
+            "from marts.dim_languages order by raw_document_count desc, language",
+        ),
+        rule_rejections=rule_rejections(conn),
+        rule_language_rejections=rule_language_rejections(conn),
+        signals=signal_histograms(conn),
+        duplicate_clusters=_rows(
+            conn,
+            "select cluster_size, count(*) as clusters from marts.dim_duplicate_clusters "
+            "group by cluster_size order by cluster_size",
+        ),
+        mixes=mixes(conn),
+    )

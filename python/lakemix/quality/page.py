@@ -1,0 +1,188 @@
+"""The report as one self-contained HTML page (inline SVG and CSS, nothing loaded)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict
+from html import escape
+from typing import Any
+
+import orjson
+
+from lakemix.quality import svg
+from lakemix.quality.data import ReportData
+
+DATA_ELEMENT_ID = "lakemix-report-data"
+TOP_LANGUAGES = 25
+CSS = """
+body{font-family:sans-serif;margin:2em;max-width:1100px;color:#222}
+table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:2px 6px}
+td.n{text-align:right}.grid{display:flex;flex-wrap:wrap;gap:1em}.grid div{flex:0 0 auto}
+h3{margin:.3em 0;font-size:1em}.warn{color:#a60}.fail{color:#c00}
+"""
+
+
+def _cell(value: object) -> str:
+    if isinstance(value, bool) or value is None:
+        return f"<td>{escape(str(value))}</td>"
+    if isinstance(value, int):
+        return f'<td class="n">{value:,}</td>'
+    if isinstance(value, float):
+        return f'<td class="n">{value:.4f}</td>'
+    return f"<td>{escape(str(value))}</td>"
+
+
+def html_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(_cell(c) for c in row) + "</tr>" for row in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _summary(data: ReportData) -> str:
+    return html_table(
+        ("stage", "documents"), [(k.replace("_", " "), v) for k, v in data.summary.items()]
+    )
+
+
+def _languages(data: ReportData) -> str:
+    top = data.languages[:TOP_LANGUAGES]
+    chart = svg.bar_chart(
+        [r["language"] for r in top],
+        {
+            "raw": [r["raw_document_count"] for r in top],
+            "clean": [r["clean_document_count"] for r in top],
+        },
+        value_label="documents",
+    )
+    table = html_table(
+        ("language", "raw", "rejected by rules", "duplicates", "clean", "clean tokens"),
+        [
+            (
+                r["language"],
+                r["raw_document_count"],
+                r["rejected_by_rules_count"],
+                r["removed_duplicate_count"],
+                r["clean_document_count"],
+                r["clean_token_count"],
+            )
+            for r in data.languages
+        ],
+    )
+    return (
+        f"{chart}<details><summary>all {len(data.languages)} languages</summary>{table}</details>"
+    )
+
+
+def _rejections(data: ReportData) -> str:
+    rules = [r["rule"] for r in data.rule_rejections]
+    chart = svg.bar_chart(
+        rules, {"documents": [r["documents"] for r in data.rule_rejections]}, value_label="docs"
+    )
+    languages = [r["language"] for r in data.languages[:12]]
+    cells = {(r["rule"], r["language"]): r for r in data.rule_language_rejections}
+    rows = [
+        (
+            rule,
+            *(_share(cells[rule, lang]) if (rule, lang) in cells else "" for lang in languages),
+        )
+        for rule in rules
+    ]
+    table = html_table(("rule", *languages), rows)
+    note = (
+        "<p>Documents failing each rule (a document can fail several), and per language "
+        "(share of the language's documents):</p>"
+    )
+    return chart + note + table
+
+
+def _share(cell: dict[str, Any]) -> str:
+    return f"{cell['documents']} ({100 * cell['rejection_rate']:.0f}%)"
+
+
+def _signals(data: ReportData) -> str:
+    figures = []
+    for s in data.signals:
+        chart = svg.histogram(
+            s["edges"], {"kept": s["kept"], "rejected": s["rejected"]}, thresholds=s["thresholds"]
+        )
+        limits = ", ".join(f"{t:g}" for t in s["thresholds"]) or "none"
+        figures.append(
+            f"<div><h3>{escape(s['signal'])}</h3>{chart}<br><small>{s['documents']:,} documents; "
+            f"default thresholds: {escape(limits)} (dashed)</small></div>"
+        )
+    return '<div class="grid">' + "".join(figures) + "</div>"
+
+
+def _clusters(data: ReportData) -> str:
+    if not data.duplicate_clusters:
+        return "<p>No duplicate clusters.</p>"
+    rows = data.duplicate_clusters
+    chart = svg.bar_chart(
+        [str(r["cluster_size"]) for r in rows],
+        {"clusters": [r["clusters"] for r in rows]},
+        value_label="clusters",
+    )
+    return chart + html_table(
+        ("cluster size", "clusters"), [(r["cluster_size"], r["clusters"]) for r in rows]
+    )
+
+
+def _mixes(data: ReportData) -> str:
+    if not data.mixes:
+        return "<p>No mix built.</p>"
+    parts = []
+    for name, rows in data.mixes.items():
+        top = rows[:TOP_LANGUAGES]
+        chart = svg.bar_chart(
+            [r["language"] for r in top],
+            {
+                "target": [r["target_share"] for r in top],
+                "realized": [r["realized_share"] for r in top],
+            },
+            value_label="share",
+        )
+        table = html_table(
+            ("language", "target share", "realized share"),
+            [(r["language"], r["target_share"], r["realized_share"]) for r in rows],
+        )
+        parts.append(
+            f"<h3>mix {escape(name)}</h3>{chart}<details><summary>all {len(rows)} "
+            f"languages</summary>{table}</details>"
+        )
+    return "".join(parts)
+
+
+def _tests(data: ReportData) -> str:
+    if not data.tests:
+        return "<p>No dbt test results found (target/run_results.json).</p>"
+    counts = ", ".join(f"{k}: {v}" for k, v in data.tests["counts"].items())
+    rows = [(t["test"], t["status"], t["failures"], t["message"]) for t in data.tests["not_passed"]]
+    head = (
+        f"<p>dbt invocation {escape(data.tests['invocation_id'])} at "
+        f"{escape(data.tests['generated_at'])}: {escape(counts)}</p>"
+    )
+    if not rows:
+        return head + "<p>Every test passed.</p>"
+    return head + html_table(("test", "status", "failing rows", "message"), rows)
+
+
+def render(data: ReportData) -> str:
+    """The HTML page for ``data``."""
+    payload = orjson.dumps(asdict(data)).decode().replace("</", "<\\/")
+    sections = (
+        ("Summary", _summary(data)),
+        ("Languages before and after cleaning", _languages(data)),
+        ("Rejections by rule and language", _rejections(data)),
+        ("Quality signals and their thresholds", _signals(data)),
+        ("Duplicate cluster sizes", _clusters(data)),
+        ("Target and realized mix shares", _mixes(data)),
+        ("Tests (warnings and failures)", _tests(data)),
+    )
+    body = "".join(f"<h2>{escape(title)}</h2>{content}" for title, content in sections)
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        f"<title>lakemix quality report ({escape(data.version)})</title><style>{CSS}</style>"
+        f"</head><body><h1>lakemix quality report: {escape(data.version)}</h1>{body}"
+        f'<script type="application/json" id="{DATA_ELEMENT_ID}">{payload}</script>'
+        "</body></html>\n"
+    )
