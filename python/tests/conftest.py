@@ -69,6 +69,13 @@ def pg_lakehouse(
     admin.dispose()
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def any_lakehouse(request: pytest.FixtureRequest) -> Settings:
+    """The test once on the embedded SQLite catalog and once on PostgreSQL."""
+    name = "lakehouse" if request.param == "sqlite" else "pg_lakehouse"
+    return request.getfixturevalue(name)  # type: ignore[no-any-return]
+
+
 def run(
     args: list[str],
     *,

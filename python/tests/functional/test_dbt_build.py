@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from lakemix import catalog, duck
 from lakemix.iceberg.stats import row_count
 from lakemix.ingest import ingest
@@ -47,12 +45,6 @@ def counts_by_engine(settings: Settings, tmp: Path) -> dict[str, dict[str, int]]
     payload = shown.stdout[shown.stdout.index("{") :]
     out["dbt"] = {row["t"]: row["n"] for row in json.loads(payload)["show"]}
     return out
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def any_lakehouse(request: pytest.FixtureRequest) -> Settings:
-    name = "lakehouse" if request.param == "sqlite" else "pg_lakehouse"
-    return request.getfixturevalue(name)  # type: ignore[no-any-return]
 
 
 def test_build_on_fixture_corpus(any_lakehouse: Settings, tmp_path: Path) -> None:
