@@ -76,3 +76,8 @@ class TokenStore:
         """The language of the document in ``row``."""
         chunk, local = self._locate(row)
         return str(self._batches[chunk].column("language")[local].as_py())
+
+    def vocabulary(self) -> NDArray[np.int32]:
+        """The distinct token ids of the store, sorted (reads every token once)."""
+        parts = [np.unique(v) for v in self._values] or [np.zeros(0, dtype=np.int32)]
+        return np.unique(np.concatenate(parts))
