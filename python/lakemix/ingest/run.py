@@ -341,9 +341,12 @@ def _read(
     start = bar.n
     last = 0
     try:
-        opened = open_file(path)
+        opened = open_file(path)  # reads the first bytes (compression, UTF-16)
     except OSError as exc:
         yield Rejected(0, None, f"cannot open file: {exc.strerror or exc}")
+        return
+    except read_errors() as exc:
+        yield Rejected(0, None, f"unreadable stream at its start: {type(exc).__name__}: {exc}")
         return
     try:
         for n, item in enumerate(reader(path, opened), 1):

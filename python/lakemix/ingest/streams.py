@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import io
 import zlib
 from collections.abc import Callable, Iterator
@@ -111,17 +112,60 @@ class OpenedFile:
         self.raw.close()
 
 
+class _TranscodedStream(io.RawIOBase):
+    """UTF-16 text re-encoded as UTF-8 on the fly (undecodable units become U+FFFD)."""
+
+    def __init__(self, source: BinaryIO, encoding: str) -> None:
+        self._source = source
+        self._decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+        self._pending = b""
+        self._pos = 0
+        self._eof = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        while self._pos >= len(self._pending) and not self._eof:
+            chunk = self._source.read(CHUNK_BYTES)
+            self._eof = not chunk
+            text = self._decoder.decode(chunk, final=self._eof)
+            self._pending, self._pos = text.encode("utf-8"), 0
+        n = min(len(buffer), len(self._pending) - self._pos)
+        buffer[:n] = self._pending[self._pos : self._pos + n]
+        self._pos += n
+        return n
+
+
+def utf16_encoding(head: bytes) -> str | None:
+    """``utf-16`` (with a byte-order mark), ``utf-16-le``/``-be`` (ASCII-led text without one)
+    or None for anything else: UTF-8 and binary formats pass through untouched."""
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    if len(head) >= 4 and head[1] == head[3] == 0 and 0 < head[0] < 128 and 0 < head[2] < 128:
+        return "utf-16-le"
+    if len(head) >= 4 and head[0] == head[2] == 0 and 0 < head[1] < 128 and 0 < head[3] < 128:
+        return "utf-16-be"
+    return None
+
+
 def open_file(path: Path) -> OpenedFile:
-    """Open ``path`` for reading, decompressing gzip or zstd transparently."""
+    """Open ``path`` for reading, decompressing gzip or zstd and transcoding UTF-16 to UTF-8.
+
+    Offsets in a transcoded file count bytes of its UTF-8 form.
+    """
     kind = compression_of(path)
     if kind is None:
-        plain = path.open("rb", buffering=BUFFER_BYTES)
-        return OpenedFile(raw=plain, stream=plain)
-    raw = path.open("rb", buffering=0)
-    decoder = _gzip_decoder if kind == "gzip" else _zstd_decoder
-    return OpenedFile(
-        raw=raw, stream=io.BufferedReader(_DecodedStream(raw, decoder, kind), BUFFER_BYTES)
-    )
+        raw: BinaryIO = path.open("rb", buffering=BUFFER_BYTES)
+        stream: BinaryIO = raw
+    else:
+        raw = path.open("rb", buffering=0)
+        decoder = _gzip_decoder if kind == "gzip" else _zstd_decoder
+        stream = io.BufferedReader(_DecodedStream(raw, decoder, kind), BUFFER_BYTES)
+    encoding = utf16_encoding(stream.peek(4)[:4])  # type: ignore[attr-defined]
+    if encoding is not None:
+        stream = io.BufferedReader(_TranscodedStream(stream, encoding), BUFFER_BYTES)
+    return OpenedFile(raw=raw, stream=stream)
 
 
 def read_errors() -> tuple[type[BaseException], ...]:

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+import zstandard
 
 from lakemix import catalog, duck
 from lakemix.ingest import IngestInputError, ingest
@@ -86,7 +87,11 @@ def test_bad_files_never_abort_the_others(lakehouse: Settings, tmp_path: Path) -
     empty.write_bytes(b"")
     nul = tmp_path / "nul.jsonl"
     nul.write_bytes(b'{"text": "a\\u0000b"}\n\x00\x00\x00\n')
-    result = ingest([good, cut, empty, nul], source="hostile")
+    utf16 = tmp_path / "utf16.jsonl"
+    utf16.write_bytes('{"id": "w1", "text": "wörld"}\n'.encode("utf-16"))
+    garbage = tmp_path / "garbage.jsonl.zst"
+    garbage.write_bytes(zstandard.ZstdCompressor().compress(b"x" * 100)[:4] + b"\0" * 64)
+    result = ingest([good, cut, empty, nul, utf16, garbage], source="hostile")
     by_name = {Path(f.path).name: f for f in result.files}
     assert by_name["good.jsonl"].documents == 2
     assert by_name["cut.jsonl.gz"].documents > 0 and by_name["cut.jsonl.gz"].quarantined == 1
@@ -97,6 +102,11 @@ def test_bad_files_never_abort_the_others(lakehouse: Settings, tmp_path: Path) -
     )
     assert "unreadable stream" in reasons["cut.jsonl.gz"]
     assert reasons["nul.jsonl"].startswith("invalid JSON")
+    assert reasons["garbage.jsonl.zst"].startswith("unreadable stream at its start")
+    assert by_name["utf16.jsonl"].documents == 1
+    assert scan(lakehouse, "raw.documents", "select text from t where text like 'w%'") == [
+        ("wörld",)
+    ]
     # nothing lost: every record is a document or in quarantine
     total = scan(lakehouse, "raw.documents")[0][0] + scan(lakehouse, "raw.quarantine")[0][0]
     assert total == result.total("read")

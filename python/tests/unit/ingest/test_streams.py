@@ -75,3 +75,32 @@ def test_zstd_multiple_frames_are_read_across(tmp_path: Path) -> None:
     path = tmp_path / "frames.zst"
     path.write_bytes(c.compress(b"one\n") + c.compress(b"two\n"))
     assert open_file(path).stream.read() == b"one\ntwo\n"
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+@pytest.mark.parametrize("compress", [None, "gzip", "zstd"])
+def test_utf16_files_are_read_as_utf8(tmp_path: Path, encoding: str, compress: str | None) -> None:
+    text = '{"id": "x", "text": "héllo wörld — 日本語 \U0001f600"}\n' * 3000
+    data = text.encode(encoding)
+    if compress == "gzip":
+        data = gzip.compress(data)
+    elif compress == "zstd":
+        data = zstandard.ZstdCompressor().compress(data)
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(data)
+    opened = open_file(path)
+    try:
+        assert opened.stream.read() == text.encode("utf-8")
+    finally:
+        opened.close()
+
+
+def test_utf8_and_binary_pass_through(tmp_path: Path) -> None:
+    for data in (b'{"a": 1}\n', "ünïcode\n".encode(), b"PAR1\x00\x00", b"\x00\x00\x00\x00"):
+        path = tmp_path / "f.bin"
+        path.write_bytes(data)
+        opened = open_file(path)
+        try:
+            assert opened.stream.read() == data
+        finally:
+            opened.close()
