@@ -43,6 +43,9 @@ class Plugin(BasePlugin):
             )
         self.refresh = bool(plugin_config.get("lakemix_refresh_views", True))
         self.settings = Settings.from_env()
+        # DuckDB creates its database file but not the folder: a first `dbt seed` or `dbt build`
+        # on a fresh clone runs before anything else made LAKEMIX_HOME.
+        self.settings.duckdb_path.parent.mkdir(parents=True, exist_ok=True)
         self.commit, self.dirty = git_state(project_root())
         self._catalog: Catalog | None = None
 
@@ -70,6 +73,13 @@ class Plugin(BasePlugin):
             "VARCHAR",
             side_effects=True,
         )
+        conn.create_function(
+            "lakemix_append_build_stats",
+            self._append_build_stats,
+            ["VARCHAR", "VARCHAR"],
+            "BIGINT",
+            side_effects=True,
+        )
         if self.refresh:
             views.refresh_views(conn, self.catalog)
 
@@ -81,6 +91,12 @@ class Plugin(BasePlugin):
         from lakemix.versions.refs import scan_at
 
         return scan_at(self.catalog.load_table(identifier), version)
+
+    def _append_build_stats(self, invocation_id: str, rows_json: str) -> int:
+        """Append a build's statistics to meta.build_stats (macro ``record_build_stats``)."""
+        from lakemix.quality.stats import append_build_stats
+
+        return append_build_stats(self.catalog, invocation_id, rows_json)
 
     def store(self, target_config: TargetConfig) -> None:
         """Commit what the ``iceberg`` materialization staged (via ``adapter.store_relation``)."""

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from lakemix import catalog, duck
 from lakemix.ingest import ingest
 from lakemix.settings import Settings
-from tests.conftest import WEB, dbt
+from tests.conftest import BIN, ROOT, WEB, dbt, run
 
 SCORED = ("intermediate.int_documents_language_scored", "intermediate.int_documents_quality_scored")
 
@@ -41,3 +42,22 @@ def test_switching_filters_recomputes_no_signal(lakehouse: Settings, tmp_path: P
     filtered = "intermediate.int_documents_quality_filtered"
     assert after[filtered] != before[filtered]
     assert kept_after > kept_before  # fewer filter families keep more documents
+
+
+def test_a_threshold_out_of_range_fails_the_build(lakehouse: Settings, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    for name in ("dbt_project.yml", "profiles.yml", "models", "macros", "seeds", "tests"):
+        source = ROOT / name
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, project / name)
+    seeds = project / "seeds" / "quality_thresholds.csv"
+    seeds.write_text(seeds.read_text() + "de,bad_fraction,short_line_fraction,<=,1.5,fineweb\n")
+    args = ["--project-dir", str(project), "--profiles-dir", str(project)]
+    env = {"DBT_TARGET_PATH": str(tmp_path / "target"), "DBT_LOG_PATH": str(tmp_path / "logs")}
+    run([str(BIN / "dbt"), "seed", *args], extra_env=env)
+    proc = run(
+        [str(BIN / "dbt"), "test", "--select", "assert_quality_thresholds_in_range", *args],
+        extra_env=env,
+        check=False,
+    )
+    assert proc.returncode != 0 and "Got 1 result" in proc.stdout, proc.stdout[-2000:]
