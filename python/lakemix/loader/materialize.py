@@ -11,6 +11,7 @@ from lakemix.loader.planner import BatchPlan
 from lakemix.loader.reader import TokenStore
 
 IGNORE_INDEX = -100  # the label torch.nn.functional.cross_entropy ignores by default
+FIELDS = ("input_ids", "labels", "attention_mask", "segment_ids", "position_ids")
 
 
 class Materializer:
@@ -53,13 +54,14 @@ class Materializer:
             documents[window].append(store.document_id(row))
             filled[window] = at + size
         real = np.arange(width)[None, :] < filled[:, None]
-        labels = np.where(real[:, 1:], tokens[:, 1:], IGNORE_INDEX)
-        batch = {
-            "input_ids": torch.from_numpy(np.ascontiguousarray(tokens[:, :-1])),
-            "labels": torch.from_numpy(labels),
-            "attention_mask": torch.from_numpy(real[:, :-1].astype(np.int64)),
-            "segment_ids": torch.from_numpy(np.ascontiguousarray(segments[:, :-1])),
-            "position_ids": torch.from_numpy(np.ascontiguousarray(positions[:, :-1])),
-            "document_ids": documents,
-        }
+        # One block for the five tensors: a worker process hands it over as one shared buffer.
+        block = np.empty((5, plan.windows, self.seq_len), dtype=np.int64)
+        block[0] = tokens[:, :-1]
+        np.copyto(block[1], np.where(real[:, 1:], tokens[:, 1:], IGNORE_INDEX))
+        block[2] = real[:, :-1]
+        block[3] = segments[:, :-1]
+        block[4] = positions[:, :-1]
+        tensors = torch.from_numpy(block)
+        batch: dict[str, Any] = dict(zip(FIELDS, tensors, strict=True))
+        batch["document_ids"] = documents
         return batch, plan.state

@@ -50,7 +50,8 @@ def _distributed() -> tuple[int, int]:
 class MixLoader:
     """Batches of packed token sequences from one split of a released mix.
 
-    Iterating gives one epoch; iterating again gives the next. Each epoch is every (document,
+    Iterating gives the rest of the current epoch (a whole one from its start); iterating again
+    gives the next. Each epoch is every (document,
     copy) of the split exactly once, in an order shuffled by ``(seed, epoch)``, split across
     ranks so that each goes to exactly one. See the README's "Loader" section.
 
@@ -113,14 +114,19 @@ class MixLoader:
         self.store_path: Path = build_store(self.manifest, split, self.settings)
         self.store = TokenStore(self.store_path)
         self.samples_per_epoch = int(self.store.repeats.sum())
+        where = f"split {split!r} of release {self.tag} ({mix})"
         if self.samples_per_epoch == 0:
+            raise ValueError(f"{where} has no samples (its splits: {self._splits()})")
+        if self.samples_per_epoch < world_size:
             raise ValueError(
-                f"split {split!r} of release {self.tag} ({mix}) has no samples; "
-                f"its splits: {self._splits()}"
+                f"{where} has {self.samples_per_epoch} samples, fewer than the {world_size} ranks"
             )
         self._start: dict[str, Any] | None = None
         self._state: dict[str, Any] | None = None
-        self._loader: Any = None
+        # The torchdata stream runs on across epochs (workers live on); each __iter__ call
+        # yields one epoch of it, and keeps the first batch of the next one here.
+        self._stream: Iterator[tuple[dict[str, Any], dict[str, Any]]] | None = None
+        self._ahead: tuple[dict[str, Any], dict[str, Any]] | None = None
 
     def _splits(self) -> str:
         counts: dict[str, int] = {}
@@ -149,15 +155,21 @@ class MixLoader:
         mapped = ParallelMapper(
             planner, materialize, num_workers=self.num_workers, method=self.worker_method
         )
-        return Loader(mapped)
+        return Loader(mapped, restart_on_stop_iteration=False)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        if self._loader is None:
-            self._loader = self._build()
+        """The rest of the current epoch (all of the next one once it is done)."""
+        if self._stream is None:
+            self._stream = iter(self._build())
             self._start = None
-        for batch, state in self._loader:
-            self._state = state
+        if self._ahead is None:
+            self._ahead = next(self._stream)
+        epoch = self._ahead[1]["epoch"]
+        while self._ahead[1]["epoch"] == epoch:
+            batch, self._state = self._ahead
+            self._ahead = None
             yield batch
+            self._ahead = next(self._stream)
 
     def state_dict(self) -> dict[str, Any]:
         """Where this rank is: pass it to ``load_state_dict`` to continue exactly from here.
@@ -209,7 +221,7 @@ class MixLoader:
         else:
             position = merge_states(states, self.world_size)
         self._start, self._state = position, None
-        self._loader = None
+        self._stream = self._ahead = None
 
     def _check(self, state: Mapping[str, Any]) -> None:
         if state.get("format") != STATE_FORMAT:

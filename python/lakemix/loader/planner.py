@@ -36,7 +36,11 @@ class BatchPlan:
 
 
 class BatchPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is untyped
-    """Plans the batches of rank ``rank`` of ``world_size``, epoch after epoch.
+    """Plans the batches of rank ``rank`` of ``world_size``, epoch after epoch, without end.
+
+    A batch never spans two epochs (the last of an epoch may be short); its state says which
+    epoch it belongs to. The stream does not stop between epochs, so worker threads and
+    processes live on from one epoch to the next.
 
     Args:
         keys, repeats, lengths: Per stored document: key, copies in the mix, tokens.
@@ -44,7 +48,7 @@ class BatchPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is u
         batch_size: Sequences per batch (the last batch of an epoch may have fewer).
         rank, world_size: This rank, and how many share the epoch.
         seed: Seed of the shuffle.
-        start: A state to start from on the first ``reset()`` without one (a resume).
+        start: The state ``reset()`` without one starts from (a resume); else epoch 0.
     """
 
     def __init__(
@@ -71,7 +75,12 @@ class BatchPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is u
         )
         self._start = start
         self._total = int(repeats.sum())
-        self._epoch = -1
+        if not 0 <= rank < min(world_size, self._total):
+            raise ValueError(
+                f"rank {rank} of {world_size} has nothing to read in an epoch of {self._total} "
+                "samples: use at most as many ranks as samples"
+            )
+        self._epoch = 0
         self._order: EpochOrder | None = None
         self._order_epoch = -1
         self._schedule = Schedule(self._total, world_size)
@@ -80,20 +89,18 @@ class BatchPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is u
     def reset(self, initial_state: dict[str, Any] | None = None) -> None:
         super().reset(initial_state)
         state = initial_state if initial_state is not None else self._start
-        self._start = None
-        if state is not None:
-            self._epoch = int(state["epoch"])
-            self._schedule = Schedule.from_dict(state["schedule"])
-            self._cursor = Cursor(*(int(v) for v in state["cursor"]))
-            if self._schedule.total != self._total:
-                raise ValueError(
-                    f"the state is of an epoch of {self._schedule.total} samples, this split "
-                    f"has {self._total}: it belongs to another release or split"
-                )
-        else:
-            self._epoch += 1
+        if state is None:
+            self._epoch, self._cursor = 0, Cursor()
             self._schedule = Schedule(self._total, self._world_size)
-            self._cursor = Cursor()
+            return
+        self._epoch = int(state["epoch"])
+        self._schedule = Schedule.from_dict(state["schedule"])
+        self._cursor = Cursor(*(int(v) for v in state["cursor"]))
+        if self._schedule.total != self._total:
+            raise ValueError(
+                f"the state is of an epoch of {self._schedule.total} samples, this split "
+                f"has {self._total}: it belongs to another release or split"
+            )
 
     def get_state(self) -> dict[str, Any]:
         return {
@@ -103,6 +110,9 @@ class BatchPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is u
         }
 
     def next(self) -> BatchPlan:
+        if self._cursor.item >= self._schedule.count(self._rank):  # the epoch is done
+            self._epoch, self._cursor = self._epoch + 1, Cursor()
+            self._schedule = Schedule(self._total, self._world_size)
         if self._order_epoch != self._epoch:
             self._order = epoch_order(self._keys, self._repeats, seed=self._seed, epoch=self._epoch)
             self._order_epoch = self._epoch
@@ -127,7 +137,5 @@ class BatchPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is u
             windows += 1
             # The next sequence starts at this one's last token; past the end, there is none.
             self._cursor = Cursor(*last) if taken == self._window else Cursor(count, 0)
-        if windows == 0:
-            raise StopIteration
         array = np.array(pieces, dtype=np.int64).reshape(-1, 5)
         return BatchPlan(pieces=array, windows=windows, state=self.get_state())

@@ -9,6 +9,8 @@ import numpy as np
 import pyarrow as pa
 from numpy.typing import NDArray
 
+ID_CACHE = 1 << 16  # document ids kept for reuse, at most
+
 
 class TokenStore:
     """The documents of a store, addressed by row (their order in the file).
@@ -27,6 +29,8 @@ class TokenStore:
         self._batches = [reader.get_batch(i) for i in range(reader.num_record_batches)]
         sizes = np.array([b.num_rows for b in self._batches], dtype=np.int64)
         self._first_rows = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        self._chunk_of_row = np.repeat(np.arange(len(sizes), dtype=np.int32), sizes)
+        self._ids: dict[int, str] = {}  # document ids read so far (a batch reuses most of them)
         self._values: list[NDArray[np.int32]] = []
         self._offsets: list[NDArray[np.int64]] = []
         for batch in self._batches:
@@ -58,7 +62,7 @@ class TokenStore:
         return int(self._first_rows[-1])
 
     def _locate(self, row: int) -> tuple[int, int]:
-        chunk = int(np.searchsorted(self._first_rows, row, side="right")) - 1
+        chunk = int(self._chunk_of_row[row])
         return chunk, row - int(self._first_rows[chunk])
 
     def tokens(self, row: int, start: int, stop: int) -> NDArray[np.int32]:
@@ -69,8 +73,13 @@ class TokenStore:
 
     def document_id(self, row: int) -> str:
         """The document id in ``row``."""
-        chunk, local = self._locate(row)
-        return str(self._batches[chunk].column("document_id")[local].as_py())
+        found = self._ids.get(row)
+        if found is None:
+            if len(self._ids) >= ID_CACHE:
+                self._ids.clear()
+            chunk, local = self._locate(row)
+            found = self._ids[row] = str(self._batches[chunk].column("document_id")[local].as_py())
+        return found
 
     def language(self, row: int) -> str:
         """The language of the document in ``row``."""

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 import torch
 from click.testing import CliRunner
@@ -17,8 +18,8 @@ from lakemix.cli import main
 from lakemix.ingest import ingest
 from lakemix.loader import MixLoader
 from lakemix.settings import Settings
-from lakemix.versions import ReleaseError
-from tests.conftest import ENV_VARS, WEB, dbt
+from lakemix.versions import ReleaseError, get_release
+from tests.conftest import BIN, ENV_VARS, ROOT, WEB, dbt, run
 
 MIX = "demo_unimax"
 
@@ -149,3 +150,39 @@ def test_bad_input_is_refused_clearly(release: Settings, tmp_path: Path) -> None
     other = loader(release, seed=6)
     with pytest.raises(ValueError, match="the state is of"):
         other.load_state_dict(loader(release).state_dict())
+
+
+def test_train_tiny_resumes_exactly_and_records_its_documents(
+    release: Settings, tmp_path: Path
+) -> None:
+    script = [str(BIN / "python"), str(ROOT / "examples" / "train_tiny.py"), "--tag", "v1"]
+    common = ["--steps", "12", "--checkpoint-every", "3", "--seq-len", "32", "--batch-size", "8"]
+    env = {"LAKEMIX_PRINT_FINAL_LOSS": "1", "LAKEMIX_HOME": str(release.home)}
+    cut, whole = tmp_path / "cut", tmp_path / "whole"
+    run([*script, "--out", str(cut), *common, "--stop-after", "5"], extra_env=env)
+    resumed = run([*script, "--out", str(cut), *common, "--resume"], extra_env=env)
+    straight = run([*script, "--out", str(whole), *common], extra_env=env)
+    assert "resumed at step 5" in resumed.stdout
+    final = [line for line in resumed.stdout.splitlines() if line.startswith("final loss")]
+    assert final and final[0] in straight.stdout.splitlines()  # bit for bit the same model
+
+    record = orjson.loads((cut / "run.json").read_bytes())
+    assert record["tag"] == "v1" and record["steps"] == 12 and record["tokens_seen"] == 12 * 8 * 32
+    assert (
+        record["snapshots"]["marts.mix_demo_unimax"]
+        == (get_release("v1", release)["snapshots"]["marts.mix_demo_unimax"]["snapshot_id"])
+    )
+    assert record["loader"] == orjson.loads((whole / "run.json").read_bytes())["loader"]
+
+    listed = CliRunner().invoke(main, ["lineage", "--run", str(cut)])
+    assert listed.exit_code == 0, listed.output
+    assert "release v1 (demo_unimax" in listed.output
+    assert f"samples seen: {record['samples_seen']} " in listed.output
+    # The documents listed are those of the batches the run trained on.
+    mix = loader(release, seq_len=32, batch_size=8, seed=0)
+    stream = iter(mix)
+    trained = {d for _ in range(12) for docs in next(stream)["document_ids"] for d in docs}
+    lines = listed.output.split("document_id", 1)[1].splitlines()[1:]
+    assert {line.split()[0] for line in lines if line.strip()} == trained
+    missing = CliRunner().invoke(main, ["lineage", "--run", str(tmp_path)])
+    assert missing.exit_code == 1 and "no run record" in missing.output

@@ -27,6 +27,20 @@ def planner(docs: dict[str, Any], **options: Any) -> BatchPlanner:
     return BatchPlanner(**docs, **{**defaults, **options})
 
 
+def epoch(node: BatchPlanner) -> list[BatchPlan]:
+    """The plans of the epoch the node is in (the planner itself runs on without end)."""
+    plans = [next(node)]
+    while (plan := next(node)).state["epoch"] == plans[0].state["epoch"]:
+        plans.append(plan)
+    return plans
+
+
+def step(node: BatchPlanner) -> BatchPlan | None:
+    """The node's next plan of epoch 0, or None once epoch 0 is done (the node is spent then)."""
+    plan = next(node)
+    return plan if plan.state["epoch"] == 0 else None
+
+
 def inputs(plan: BatchPlan, seq_len: int) -> list[tuple[int, int]]:
     """(epoch position, token index) of every input token of a batch, in order."""
     found: list[tuple[int, int]] = []
@@ -41,15 +55,11 @@ def inputs(plan: BatchPlan, seq_len: int) -> list[tuple[int, int]]:
     return found
 
 
-def state(node: BatchPlanner, rank: int, world_size: int) -> dict[str, Any]:
-    return {**node.state_dict(), "rank": rank, "world_size": world_size}
-
-
-def epoch_tokens(docs: dict[str, Any]) -> Counter[tuple[int, int]]:
+def epoch_tokens(docs: dict[str, Any], epoch: int = 0) -> Counter[tuple[int, int]]:
     """Every token of an epoch once, keyed like ``inputs`` (positions in shuffled order)."""
     from lakemix.loader.order import epoch_order
 
-    order = epoch_order(docs["keys"], docs["repeats"], seed=3, epoch=0)
+    order = epoch_order(docs["keys"], docs["repeats"], seed=3, epoch=epoch)
     return Counter(
         (p, t) for p, row in enumerate(order.rows.tolist()) for t in range(docs["lengths"][row])
     )
@@ -58,19 +68,25 @@ def epoch_tokens(docs: dict[str, Any]) -> Counter[tuple[int, int]]:
 def test_packs_every_token_once_in_full_sequences() -> None:
     docs = documents([5, 1, 12, 3], [1, 2, 1, 3])
     node = planner(docs)
-    plans = list(node)
+    plans, plan = [], next(node)
+    while plan.state["epoch"] == 0:
+        plans.append(plan)
+        plan = next(node)
     seen = [t for plan in plans for t in inputs(plan, 8)]
     assert Counter(seen) == epoch_tokens(docs)
     sizes = [len(inputs(p, 8)) for p in plans]
     assert all(s == 16 for s in sizes[:-1])  # only the last batch is short
-    node.reset()  # the next epoch: another order, same tokens
-    assert [p.pieces.tolist() for p in node] != [p.pieces.tolist() for p in plans]
+    following = [plan]  # the stream runs on into the next epoch: another order, same tokens
+    while (plan := next(node)).state["epoch"] == 1:
+        following.append(plan)
+    assert [p.pieces.tolist() for p in following] != [p.pieces.tolist() for p in plans]
+    assert Counter(t for plan in following for t in inputs(plan, 8)) == epoch_tokens(docs, 1)
 
 
 def test_each_sample_goes_to_one_rank() -> None:
     docs = documents([9, 4, 30, 2, 7, 11, 3], [2, 1, 1, 3, 1, 2, 1])
     ranks = [planner(docs, rank=r, world_size=3) for r in range(3)]
-    positions = [{int(p) for plan in node for p in plan.pieces[:, 4]} for node in ranks]
+    positions = [{int(p) for plan in epoch(node) for p in plan.pieces[:, 4]} for node in ranks]
     assert sum(len(p) for p in positions) == int(docs["repeats"].sum())
     assert set().union(*positions) == set(range(int(docs["repeats"].sum())))
 
@@ -86,16 +102,17 @@ def test_save_and_resume_equals_the_uninterrupted_stream(lengths: list[int], dat
         repeats[0] = 1
     docs = documents(lengths, repeats)
     seq_len = data.draw(st.integers(2, 17))
-    whole = [p.pieces.tolist() for p in planner(docs, seq_len=seq_len)]
+    whole = [p.pieces.tolist() for p in epoch(planner(docs, seq_len=seq_len))]
     cut = data.draw(st.integers(0, len(whole)))
     first = planner(docs, seq_len=seq_len)
     head = [next(first).pieces.tolist() for _ in range(cut)]
     resumed = planner(docs, seq_len=seq_len, start=first.state_dict())
-    assert head + [p.pieces.tolist() for p in resumed] == whole
+    rest = [p.pieces.tolist() for p in iter(lambda: step(resumed), None)]
+    assert head + rest == whole
     again = planner(docs, seq_len=seq_len)  # reset(state) on a used node works the same
-    list(again)
+    epoch(again)
     again.reset(first.state_dict())
-    assert [p.pieces.tolist() for p in again] == whole[cut:]
+    assert [p.pieces.tolist() for p in iter(lambda: step(again), None)] == whole[cut:]
 
 
 @settings(max_examples=60, deadline=None)
@@ -109,33 +126,31 @@ def test_elastic_resume_reads_every_remaining_token_once(
     lengths: list[int], old: int, new: int, data: Any
 ) -> None:
     repeats = data.draw(st.lists(st.integers(0, 3), min_size=len(lengths), max_size=len(lengths)))
-    if sum(repeats) == 0:
-        repeats[0] = 1
+    repeats[0] += max(0, 4 - sum(repeats))  # at least one sample per rank, up to 4 ranks
     docs = documents(lengths, repeats)
     seen: list[tuple[int, int]] = []
-    states = []
-    for rank in range(old):  # each old rank stops after its own number of batches
-        node = planner(docs, rank=rank, world_size=old)
-        for _ in range(data.draw(st.integers(0, 6))):
-            plan = next(node, None)
+
+    def read(rank: int, size: int, start: dict[str, Any] | None, batches: int) -> dict[str, Any]:
+        """Read up to ``batches`` batches of epoch 0; the state after the last one delivered."""
+        node = planner(docs, rank=rank, world_size=size, start=start)
+        last = node.state_dict()
+        for _ in range(batches):
+            plan = step(node)
             if plan is None:
                 break
             seen.extend(inputs(plan, 8))
-        states.append(state(node, rank, old))
+            last = plan.state
+        return {**last, "rank": rank, "world_size": size}
+
+    # Each old rank stops after its own number of batches.
+    states = [read(rank, old, None, data.draw(st.integers(0, 6))) for rank in range(old)]
     for _ in range(data.draw(st.integers(0, 2))):  # resumed again, at yet another size
         position = merge_states(states, new)
-        states = []
-        for rank in range(new):
-            node = planner(docs, rank=rank, world_size=new, start=position)
-            for _ in range(data.draw(st.integers(0, 3))):
-                plan = next(node, None)
-                if plan is None:
-                    break
-                seen.extend(inputs(plan, 8))
-            states.append(state(node, rank, new))
-        old, new = new, data.draw(st.integers(1, 4))
+        states = [read(r, new, position, data.draw(st.integers(0, 3))) for r in range(new)]
+        new = data.draw(st.integers(1, 4))
     position = merge_states(states, new)
     for rank in range(new):
         node = planner(docs, rank=rank, world_size=new, start=position)
-        seen.extend(t for plan in node for t in inputs(plan, 8))
+        plans = iter(lambda node=node: step(node), None)  # type: ignore[misc]
+        seen.extend(t for plan in plans for t in inputs(plan, 8))
     assert Counter(seen) == epoch_tokens(docs)

@@ -1,0 +1,250 @@
+"""bench/loader: MixLoader's tokens per second next to the ceiling and to its peers, in one run.
+
+Usage: .venv/bin/python bench/loader.py [--home DIR --tag TAG] [--mix demo_unimax]
+       [--seq-len 2048] [--batch-size 8] [--tokens 20000000]
+
+Data: a release of the demo mix. With ``--home``, an existing lakehouse's release ``--tag``;
+otherwise the demo corpus (every source under ../shared/corpora/web, as ``make demo``) is
+ingested, built, mixed and released once into ``bench/out/loader-lakehouse`` (kept for the next
+run). Every reader below reads the same token ids, those of the release's token store (the
+Arrow file MixLoader builds from the release), and each runs until ``--tokens`` tokens:
+
+* ceiling: pyarrow reading the store's token column from the same file, batch by batch, into
+  int64 arrays (what a loader must at least do);
+* MixLoader with 0, 1 and 2 worker threads, and 2 worker processes: packed ``seq_len`` batches
+  of torch tensors with masks and provenance; tokens are real input tokens. Also the seconds
+  from construction to the first batch, and the cost of a resume early and late in an epoch;
+* Hugging Face ``datasets`` streaming (requirements-bench.txt): one Parquet file of the same ids
+  per language, ``interleave_datasets`` with the release's language shares as probabilities,
+  packed into the same ``seq_len + 1`` blocks with a batched ``map``, batched by torch's
+  DataLoader;
+* MosaicML ``streaming``, if it is installed (it is not here: its install replaces torch with a
+  CUDA build).
+
+The machine has 2 shared cores: compare figures of one invocation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+OUT = ROOT / "bench" / "out"
+TAG = "bench-loader"
+SOURCES = (  # as scripts/demo.sh ingests them
+    ("dolma_cc2019", "jsonl"),
+    ("dolma_cc_en_head", "jsonl"),
+    ("oscar2019", "oscar"),
+    ("oscar2201", "jsonl"),
+    ("hplt_warc2text", "hplt"),
+)
+
+
+def demo_release(mix: str) -> Path:
+    """bench/out/loader-lakehouse with release TAG of ``mix`` (built once)."""
+    from mix import BIN, Lakehouse
+
+    home = OUT / "loader-lakehouse"
+    marker = home / "releases" / f"{TAG}.json"
+    if marker.is_file():
+        Lakehouse(home)
+        return home
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
+    house = Lakehouse(home)
+    web = Path(os.environ.get("LAKEMIX_CORPORA", ROOT.parent / "shared" / "corpora")) / "web"
+    print(f"building {home} from {web} (once) ...", flush=True)
+    for source, fmt in SOURCES:
+        house.run(str(BIN / "lakemix"), "ingest", str(web / source), "--source", source,
+                  "--format", fmt, "--no-progress")  # fmt: skip
+    house.run(str(BIN / "dbt"), "build", "--quiet")
+    house.run(str(BIN / "lakemix"), "mix", "build", mix)
+    house.run(str(BIN / "lakemix"), "release", mix, "--tag", TAG)
+    return home
+
+
+def measure(name: str, batches: Iterable[int], budget: int) -> float:
+    """Tokens per second of an iterable of per-batch token counts, until ``budget`` tokens."""
+    start = time.perf_counter()
+    tokens = 0
+    for n in batches:
+        tokens += n
+        if tokens >= budget:
+            break
+    seconds = time.perf_counter() - start
+    rate = tokens / seconds
+    print(f"  {name:<44} {rate / 1e6:8.2f} M tokens/s  ({tokens:,} tokens, {seconds:.2f} s)")
+    return rate
+
+
+def forever(epoch: Callable[[], Iterable[int]]) -> Iterator[int]:
+    while True:
+        yield from epoch()
+
+
+def ceiling(store: Path) -> Iterator[int]:
+    reader = pa.ipc.open_file(pa.memory_map(str(store)))
+    for i in range(reader.num_record_batches):
+        ids = reader.get_batch(i).column("token_ids")
+        yield len(np.asarray(ids.values, dtype=np.int32).astype(np.int64))
+
+
+def mix_loader(options: dict[str, Any], **more: Any) -> Any:
+    from lakemix.loader import MixLoader
+
+    return MixLoader(**options, **more)
+
+
+def loader_batches(loader: Any) -> Iterator[int]:
+    for batch in loader:
+        yield int(batch["attention_mask"].sum())
+
+
+def hf_streaming(store: Path, folder: Path, seq_len: int, batch_size: int) -> Iterator[int]:
+    """datasets' streaming: a Parquet file per language, interleaved by token share, packed."""
+    import pyarrow.parquet as pq
+    import torch
+    from datasets import interleave_datasets, load_dataset
+
+    table = pa.ipc.open_file(pa.memory_map(str(store))).read_all()
+    folder.mkdir(parents=True, exist_ok=True)
+    languages = sorted(set(table.column("language").to_pylist()))
+    files, shares = [], []
+    for language in languages:
+        rows = table.filter(pc.equal(table.column("language"), language))
+        repeats = np.asarray(rows.column("repeat_count"))
+        copies = rows.take(np.repeat(np.arange(rows.num_rows), repeats)).select(["token_ids"])
+        path = folder / f"{language}.parquet"
+        pq.write_table(copies, path)
+        files.append(str(path))
+        lengths = pc.list_value_length(rows.column("token_ids"))
+        shares.append(float(np.asarray(lengths) @ repeats))
+    streams = [load_dataset("parquet", data_files=f, split="train", streaming=True) for f in files]
+    total = sum(shares)
+    mixed = interleave_datasets(
+        streams,
+        probabilities=[s / total for s in shares],
+        seed=0,
+        stopping_strategy="all_exhausted",
+    )
+    block = seq_len + 1
+
+    def pack(rows: pa.Table) -> pa.Table:  # the usual group_texts, vectorized with Arrow
+        flat = pc.list_flatten(rows.column("token_ids"))
+        cut = len(flat) // block * block
+        blocks = pa.FixedSizeListArray.from_arrays(flat.slice(0, cut).combine_chunks(), block)
+        return pa.table({"input_ids": blocks})
+
+    packed = mixed.with_format("arrow").map(
+        pack, batched=True, batch_size=256, remove_columns=["token_ids"]
+    )
+    loader = torch.utils.data.DataLoader(packed.with_format("torch"), batch_size=batch_size)
+    for batch in loader:
+        yield int(batch["input_ids"][:, :-1].numel())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--home", type=Path, help="an existing lakehouse (with --tag)")
+    parser.add_argument("--tag", default=TAG)
+    parser.add_argument("--mix", default="demo_unimax")
+    parser.add_argument("--seq-len", type=int, default=2048)
+    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--tokens", type=int, default=20_000_000)
+    args = parser.parse_args()
+
+    if args.home is not None:
+        os.environ["LAKEMIX_HOME"] = str(args.home.resolve())
+    else:
+        demo_release(args.mix)
+    import torch  # noqa: F401  (imported before the clock starts, as a training script has)
+
+    from lakemix.loader import MixLoader
+    from lakemix.settings import Settings
+
+    options = {"mix": args.mix, "tag": args.tag, "seq_len": args.seq_len}
+    options["batch_size"] = args.batch_size
+    start = time.perf_counter()
+    cold = MixLoader(**options)
+    built = time.perf_counter() - start
+    store = cold.store_path
+    stored = int((cold.store.lengths * cold.store.repeats).sum())
+    load = os.getloadavg()
+    print(
+        f"release {cold.tag} of {args.mix}: {cold.samples_per_epoch:,} samples, {stored:,} "
+        f"tokens an epoch (store {store.stat().st_size / 1e6:.1f} MB, built in {built:.2f} s "
+        f"on first use); seq_len {args.seq_len}, batch {args.batch_size}; load average "
+        f"{load[0]:.2f} {load[1]:.2f} (2 shared cores)"
+    )
+    rates: dict[str, float] = {}
+    rates["ceiling"] = measure(
+        "ceiling: pyarrow, token column -> int64",
+        forever(lambda: ceiling(store)),
+        args.tokens,
+    )
+    for workers, method in ((0, "thread"), (1, "thread"), (2, "thread"), (2, "process")):
+        begin = time.perf_counter()
+        loader = MixLoader(**options, num_workers=workers, worker_method=method)
+        stream = forever(lambda loader=loader: loader_batches(loader))
+        next(stream)
+        first = time.perf_counter() - begin
+        name = f"MixLoader, {workers} {method} workers (first batch {first:.2f} s)"
+        rates[f"mixloader-{workers}-{method}"] = measure(name, stream, args.tokens)
+    try:
+        import datasets  # noqa: F401
+    except ImportError:
+        print("  Hugging Face datasets: not installed (pip install -r requirements-bench.txt)")
+    else:
+        folder = Settings.from_env().home / "bench-hf"
+        stream = forever(lambda: hf_streaming(store, folder, args.seq_len, args.batch_size))
+        rates["hf"] = measure("HF datasets streaming + interleave_datasets", stream, args.tokens)
+    try:
+        import streaming  # noqa: F401
+    except ImportError:
+        print("  MosaicML streaming: not installed (its install replaces torch with a CUDA build)")
+
+    best = max(v for k, v in rates.items() if k.startswith("mixloader"))
+    peers = [v for k, v in rates.items() if k not in ("ceiling",) and not k.startswith("mix")]
+    print(
+        f"best MixLoader: {best / rates['ceiling']:.0%} of the ceiling"
+        + (f", {best / max(peers):.1f}x the best peer" if peers else "")
+    )
+    resume_cost({**options, "seq_len": 64, "batch_size": 1})
+
+
+def resume_cost(options: dict[str, Any]) -> None:
+    """Seconds from load_state_dict to the first batch, 1% and 90% into an epoch of many
+    small batches (seq_len 64, batch 1)."""
+    from lakemix.loader import MixLoader
+
+    whole = sum(1 for _ in MixLoader(**options))
+    for fraction in (0.01, 0.9):
+        loader = MixLoader(**options)
+        stream = iter(loader)
+        for _ in range(max(1, int(whole * fraction))):
+            next(stream)
+        state = loader.state_dict()
+        start = time.perf_counter()
+        again = MixLoader(**options)
+        again.load_state_dict(state)
+        next(iter(again))
+        print(
+            f"  resume at {fraction:.0%} of an epoch ({whole} batches): "
+            f"{time.perf_counter() - start:.3f} s to the first batch"
+        )
+
+
+if __name__ == "__main__":
+    main()
