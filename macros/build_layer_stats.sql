@@ -1,0 +1,86 @@
+{#- Rows of meta.build_stats that describe the tables (see record_build_stats): rows per layer,
+    rejection rate per rule and language ('*' = all languages; every seeded rule, 0 when none
+    failed), duplicate rate, and clean tokens per language. -#}
+{% macro build_layer_stats() %}
+    with
+    documents as (
+        select document_id, language from intermediate.int_documents_language_scored
+    ),
+    language_counts as (
+        select coalesce(language, '*') as language, count(*) as document_count
+        from documents group by grouping sets ((language), ())
+    ),
+    failures as (
+        select language, unnest(failed_rule_names) as rule
+        from marts.fct_document_rejections
+    ),
+    failure_counts as (
+        select rule, coalesce(language, '*') as language, count(*) as failed_count
+        from failures group by grouping sets ((rule, language), (rule))
+    ),
+    rules as (
+        select distinct rule from seeds.quality_thresholds
+        union
+        select distinct rule from failures
+    ),
+    rule_rates as (
+        select
+            'rejection_rate' as metric,
+            rules.rule as dimension,
+            language_counts.language,
+            coalesce(failure_counts.failed_count, 0) as document_count,
+            coalesce(failure_counts.failed_count, 0) / language_counts.document_count as value
+        from rules
+        cross join language_counts
+        left join failure_counts
+            on rules.rule = failure_counts.rule and language_counts.language = failure_counts.language
+        where language_counts.language = '*' or failure_counts.failed_count is not null
+    ),
+    duplicates as (
+        select
+            'duplicate_rate' as metric,
+            'documents' as dimension,
+            '*' as language,
+            count_if(not is_clean) as document_count,
+            coalesce(count_if(not is_clean) / nullif(count(*), 0), 0) as value
+        from (
+            select false as is_clean from marts.fct_document_rejections
+            where duplicate_of_document_id is not null
+            union all
+            select true from marts.fct_clean_documents
+        )
+    ),
+    tokens as (
+        select
+            'tokens' as metric,
+            any_value(tokenizer) as dimension,
+            coalesce(language, '*') as language,
+            count(*) as document_count,
+            cast(sum(token_count) as double) as value
+        from marts.fct_clean_documents
+        group by grouping sets ((language), ())
+    ),
+    layer_rows as (
+        {%- set layers = [
+            ('raw', 'documents'),
+            ('intermediate', 'int_documents_language_scored'),
+            ('intermediate', 'int_documents_quality_filtered'),
+            ('marts', 'fct_clean_documents'),
+            ('marts', 'fct_document_rejections'),
+        ] %}
+        {%- for schema, name in layers %}
+        select
+            'rows' as metric,
+            '{{ schema }}.{{ name }}' as dimension,
+            cast(null as varchar) as language,
+            count(*) as document_count,
+            cast(count(*) as double) as value
+        from {{ schema }}.{{ name }}
+        {{- "\n        union all" if not loop.last }}
+        {%- endfor %}
+    )
+    select * from rule_rates
+    union all by name select * from duplicates
+    union all by name select * from tokens
+    union all by name select * from layer_rows
+{% endmacro %}

@@ -1,0 +1,51 @@
+"""meta.build_stats: what each ``dbt build`` produced, appended by its on-run-end hook."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+import orjson
+import pyarrow as pa
+
+from lakemix.iceberg import commit_with_retry, ensure_table
+
+if TYPE_CHECKING:
+    from pyiceberg.catalog import Catalog
+
+BUILD_STATS = "meta.build_stats"
+SCHEMA = pa.schema(
+    [
+        ("invocation_id", pa.string()),
+        ("recorded_at", pa.timestamp("us", tz="UTC")),
+        # rows, rejection_rate, duplicate_rate, tokens, tests, duration_seconds
+        ("metric", pa.string()),
+        # the table (rows), rule (rejection_rate), tokenizer (tokens), status (tests), ...
+        ("dimension", pa.string()),
+        ("language", pa.string()),  # ISO 639 code, '*' for all languages, null if not per language
+        ("document_count", pa.int64()),
+        ("value", pa.float64()),
+    ]
+)
+
+
+def append_build_stats(catalog: Catalog, invocation_id: str, rows_json: str) -> int:
+    """Append one build's statistics (a JSON list of rows with SCHEMA's other columns).
+
+    Returns:
+        The number of rows appended.
+    """
+    rows = orjson.loads(rows_json or "[]") or []
+    now = datetime.now(UTC)
+    names = [f.name for f in SCHEMA][2:]
+    records = [
+        {"invocation_id": invocation_id, "recorded_at": now, **{k: row.get(k) for k in names}}
+        for row in rows
+    ]
+    for record in records:
+        if not isinstance(record["metric"], str) or not record["metric"]:
+            raise ValueError(f"every build statistic needs a metric, got {record!r}")
+    table = pa.Table.from_pylist(records, schema=SCHEMA)
+    ensure_table(catalog, BUILD_STATS, SCHEMA)
+    commit_with_retry(catalog, BUILD_STATS, lambda t: t.append(table))
+    return len(records)

@@ -1,0 +1,97 @@
+"""The rejection-drift test: a filter that changes behaviour on released documents fails the
+build (and so blocks a release) unless its configuration changed or the limit is raised."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from lakemix.cli import main
+from lakemix.ingest import ingest
+from lakemix.settings import Settings
+from tests.conftest import BIN, ROOT, WEB, run
+
+PARTS = (
+    "dbt_project.yml",
+    "profiles.yml",
+    "models",
+    "macros",
+    "seeds",
+    "tests",
+    "mixes",
+    "snapshots",
+)
+DRIFT_TEST = "assert_rejection_rates_near_last_release"
+FILTERED = Path("models/intermediate/cleaning/int_documents_quality_filtered.sql")
+
+
+def build(project: Path, *args: str, check: bool = True) -> str:
+    where = ["--project-dir", str(project), "--profiles-dir", str(project)]
+    proc = run([str(BIN / "dbt"), "build", *args, *where], check=check)
+    return proc.stdout
+
+
+def test_drift_blocks_a_release_unless_explained(
+    lakehouse: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    for name in PARTS:
+        source = ROOT / name
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, project / name)
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("DBT_TARGET_PATH", str(tmp_path / "target"))
+    monkeypatch.setenv("DBT_LOG_PATH", str(tmp_path / "logs"))
+    runner = CliRunner()
+    ingest([WEB / "dolma_cc_en_head"], source="dolma_cc_en_head", fmt="jsonl")
+    build(project)
+    for args in (["mix", "build", "demo_unimax"], ["release", "demo_unimax", "--tag", "v1"]):
+        done = runner.invoke(main, args)
+        assert done.exit_code == 0, done.output
+    select = ["-s", "int_documents_quality_filtered", DRIFT_TEST]
+
+    # A broken filter: gopher_min_words now also rejects documents under 2,000 words.
+    model = project / FILTERED
+    original = model.read_text()
+    assert "    where not is_passed\n" in original
+    model.write_text(
+        original.replace(
+            "    where not is_passed\n",
+            "    where not is_passed or (rule = 'gopher_min_words' and signal_value < 2000)\n",
+        )
+    )
+    failed = build(project, *select, check=False)
+    assert f"Failure in test {DRIFT_TEST}" in failed, failed[-3000:]
+    refused = runner.invoke(main, ["release", "demo_unimax", "--tag", "v2"])
+    assert refused.exit_code == 1 and DRIFT_TEST in refused.output, refused.output
+    # A larger allowance lets it pass.
+    build(project, *select, "--vars", "{lakemix_rejection_drift_points: 100}")
+
+    # The same rate change made by the configuration is explained, so it passes.
+    model.write_text(original)
+    seeds = project / "seeds" / "quality_thresholds.csv"
+    seeds.write_text(
+        seeds.read_text().replace("min_words,word_count,>=,50,", "min_words,word_count,>=,2000,")
+    )
+    build(project, "-s", "quality_thresholds", *select)
+    shown = run(
+        [
+            str(BIN / "dbt"),
+            "show",
+            "-q",
+            "-s",
+            DRIFT_TEST,
+            "--vars",
+            "{lakemix_rejection_drift_points: -1}",
+            "--limit",
+            "100",
+            "--project-dir",
+            str(project),
+            "--profiles-dir",
+            str(project),
+        ]
+    ).stdout
+    assert "gopher_min_words" not in shown and "gopher_max_words" in shown

@@ -1,0 +1,127 @@
+{#- Rejection drift: on the documents of the last release, no quality rule's rejection rate has
+    moved by more than var lakemix_rejection_drift_points percentage points, unless the rule's
+    configuration changed since (its rows in seeds/quality_thresholds.csv, or its family in var
+    lakemix_filter_families). Same documents, same configuration, another rate: the signature of
+    a broken filter. Before the first release there is nothing to compare.
+    meta.releases is written by `lakemix release`, not by dbt, and may not exist yet: it is
+    looked up, not declared as a source (a source view over a missing table breaks the build). -#}
+-- depends_on: {{ ref('int_documents_quality_filtered') }}
+-- depends_on: {{ ref('quality_thresholds') }}
+{{ config(severity=var('lakemix_rejection_drift_severity', 'error')) }}
+{%- set last = none -%}
+{%- if execute and adapter.get_relation(database=target.database, schema='meta', identifier='releases') is not none -%}
+    {%- set found = run_query("select tag from meta.releases order by released_at desc limit 1") -%}
+    {%- if found.rows | length > 0 -%}
+        {%- set last = found.rows[0][0] -%}
+    {%- endif -%}
+{%- endif -%}
+{%- if last is none %}
+select cast(null as varchar) as rule where false
+{%- else %}
+with
+
+released_documents as (
+    select document_id, failed_rules
+    from {{ lakemix.at('intermediate.int_documents_quality_filtered', last) }}
+),
+
+current_documents as (
+    select document_id, failed_rules from {{ ref('int_documents_quality_filtered') }}
+),
+
+current_thresholds as (
+    select * from {{ ref('quality_thresholds') }}
+),
+
+released_manifest as (
+    select cast(manifest as json) as manifest
+    from meta.releases
+    where tag = '{{ last }}'
+),
+
+released_seed_lines as (
+    select unnest(string_split(
+        (manifest -> 'config_files') ->> 'seeds/quality_thresholds.csv', chr(10)
+    )) as line
+    from released_manifest
+),
+
+released_thresholds as (
+    select
+        string_split(line, ',')[1] as language,
+        string_split(line, ',')[2] as rule,
+        string_split(line, ',')[4] as operator,
+        cast(string_split(line, ',')[5] as double) as threshold,
+        string_split(line, ',')[6] as family
+    from released_seed_lines
+    where trim(line) != '' and not starts_with(line, 'language,')
+),
+
+released_families as (
+    select unnest(cast(manifest -> '$.vars.lakemix_filter_families' as varchar[])) as family
+    from released_manifest
+),
+
+released_config as (
+    select
+        rule,
+        string_agg(language || operator || threshold, ',' order by language)
+        || (bool_or(family in (select family from released_families)))::varchar as config
+    from released_thresholds
+    group by rule
+),
+
+current_config as (
+    select
+        rule,
+        string_agg(language || operator || threshold, ',' order by language)
+        || (bool_or(family in (
+            {%- for family in var('lakemix_filter_families') %}
+            '{{ family }}'{{ "," if not loop.last }}
+            {%- endfor %}
+            {%- if var('lakemix_filter_families') | length == 0 %}null{% endif %}
+        )) is true)::varchar as config
+    from current_thresholds
+    group by rule
+),
+
+unchanged_rules as (
+    select current_config.rule
+    from current_config
+    inner join released_config
+        on current_config.rule = released_config.rule
+    where current_config.config = released_config.config
+),
+
+decisions as (
+    select
+        unchanged_rules.rule,
+        list_contains(list_transform(released_documents.failed_rules, f -> f.rule), unchanged_rules.rule) as failed_then,
+        list_contains(list_transform(current_documents.failed_rules, f -> f.rule), unchanged_rules.rule) as failed_now
+    from released_documents
+    inner join current_documents
+        on released_documents.document_id = current_documents.document_id
+    cross join unchanged_rules
+),
+
+rates as (
+    select
+        rule,
+        count(*) as document_count,
+        avg(coalesce(failed_then, false)::int) as released_rejection_rate,
+        avg(coalesce(failed_now, false)::int) as current_rejection_rate
+    from decisions
+    group by rule
+)
+
+select
+    '{{ last }}' as release_tag,
+    rule,
+    document_count,
+    released_rejection_rate,
+    current_rejection_rate,
+    100 * (current_rejection_rate - released_rejection_rate) as drift_points
+from rates
+where abs(current_rejection_rate - released_rejection_rate) * 100
+    > {{ var('lakemix_rejection_drift_points', 5) }}
+{%- endif %}
