@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 export DO_NOT_TRACK := 1
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 
-.PHONY: venv demo test lint typecheck pytest services clean
+.PHONY: venv demo test lint typecheck pytest services clean notebook
 
 $(VENV)/.installed: pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,10 @@ typecheck: venv
 
 services:
 	bash scripts/services.sh
+
+# JupyterLab on the exploration notebook (LAKEMIX_HOME picks the lakehouse; default ./lakehouse).
+notebook: venv
+	$(BIN)/jupyter lab analyses/explore.ipynb
 
 pytest: venv services
 	source .services.env && $(BIN)/pytest
