@@ -87,3 +87,57 @@ def test_kill_9_during_ingest_then_rerun_converges(
     assert ids(settings) == expected
     if "already ingested" not in rerun.stdout:
         assert "59,939 ingested" in rerun.stdout
+
+
+def mart_contents(settings: Settings) -> dict[str, list[tuple[object, ...]]]:
+    """What the marts say about each document (no timestamps), sorted: comparable across runs."""
+    conn = duck.connect(settings.duckdb_path, settings=settings, read_only=True)
+    queries = {
+        "clean": "select document_id, language, token_count, duplicate_cluster_size, md5(text) "
+        "from marts.fct_clean_documents",
+        "rejected": "select document_id, failed_rule_names, duplicate_of_document_id "
+        "from marts.fct_document_rejections",
+        "clusters": "select cluster_id, cluster_size, kept_document_id "
+        "from marts.dim_duplicate_clusters",
+    }
+    try:
+        return {k: sorted(conn.execute(q).fetchall()) for k, q in queries.items()}
+    finally:
+        conn.close()
+
+
+def test_kill_9_during_dbt_build_then_rerun_converges(lakehouse: Settings, tmp_path: Path) -> None:
+    corpus, more = tmp_path / "corpus.jsonl", tmp_path / "more.jsonl"
+    write_corpus(corpus, 300)
+    write_corpus(more, 150)
+    more.write_bytes(more.read_bytes().replace(b'"doc-', b'"more-'))
+    env = {
+        **os.environ,
+        "DBT_TARGET_PATH": str(tmp_path / "target"),
+        "DBT_LOG_PATH": str(tmp_path / "logs"),
+    }
+    build = [str(BIN / "dbt"), "build", "--project-dir", str(ROOT), "--profiles-dir", str(ROOT)]
+
+    # The reference: the same files built once, uninterrupted, in another lakehouse.
+    reference_env = {**env, "LAKEMIX_HOME": str(tmp_path / "reference")}
+    for path in (corpus, more):
+        subprocess.run(ingest_cmd(path), cwd=ROOT, env=reference_env, check=True)
+    subprocess.run(build, cwd=ROOT, env=reference_env, check=True, capture_output=True)
+    expected = mart_contents(Settings.from_env(reference_env))
+
+    # Here: a build, more data, then builds killed part-way (the incremental models have new
+    # rows to append), then one that finishes.
+    subprocess.run(ingest_cmd(corpus), cwd=ROOT, env=env, check=True)
+    start = time.perf_counter()
+    subprocess.run(build, cwd=ROOT, env=env, check=True, capture_output=True)
+    duration = time.perf_counter() - start
+    subprocess.run(ingest_cmd(more), cwd=ROOT, env=env, check=True)
+    rng = random.Random(11)
+    for _ in range(2):
+        proc = subprocess.Popen(build, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.4, 0.9) * duration)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        ids(lakehouse)  # the catalog opens and the raw tables read after every kill
+    subprocess.run(build, cwd=ROOT, env=env, check=True, capture_output=True)
+    assert mart_contents(lakehouse) == expected
