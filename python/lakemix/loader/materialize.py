@@ -31,6 +31,7 @@ class Materializer:
     def __init__(self, store: str | Path, *, seq_len: int, pad_id: int) -> None:
         self.path, self.seq_len, self.pad_id = Path(store), seq_len, pad_id
         self._store: TokenStore | None = None
+        self._counting = np.arange(seq_len, dtype=np.int64)
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_store": None}
@@ -40,27 +41,31 @@ class Materializer:
 
         if self._store is None:
             self._store = TokenStore(self.path)
-        store, width = self._store, self.seq_len + 1
-        tokens = np.full((plan.windows, width), self.pad_id, dtype=np.int64)
-        segments = np.full((plan.windows, width), -1, dtype=np.int64)
-        positions = np.zeros((plan.windows, width), dtype=np.int64)
-        filled = np.zeros(plan.windows, dtype=np.int64)
-        documents: list[list[str]] = [[] for _ in range(plan.windows)]
+        store, length, windows = self._store, self.seq_len, plan.windows
+        # One block for the five tensors, written in place: a worker process hands it over as
+        # one shared buffer. A sequence's token k is input k and label k - 1.
+        block = np.empty((5, windows, length), dtype=np.int64)
+        inputs, labels, attention, segments, positions = block
+        attention.fill(1)
+        filled = [0] * windows
+        documents: list[list[str]] = [[] for _ in range(windows)]
         for window, row, start, stop, _position in plan.pieces.tolist():
             at, size = filled[window], stop - start
-            tokens[window, at : at + size] = store.tokens(row, start, stop)
-            segments[window, at : at + size] = len(documents[window])
-            positions[window, at : at + size] = np.arange(size)
+            ids = store.tokens(row, start, stop)
+            end = min(at + size, length)
+            if end > at:
+                inputs[window, at:end] = ids[: end - at]
+                segments[window, at:end] = len(documents[window])
+                positions[window, at:end] = self._counting[: end - at]
+            first = max(at, 1)
+            labels[window, first - 1 : at + size - 1] = ids[first - at :]
             documents[window].append(store.document_id(row))
             filled[window] = at + size
-        real = np.arange(width)[None, :] < filled[:, None]
-        # One block for the five tensors: a worker process hands it over as one shared buffer.
-        block = np.empty((5, plan.windows, self.seq_len), dtype=np.int64)
-        block[0] = tokens[:, :-1]
-        np.copyto(block[1], np.where(real[:, 1:], tokens[:, 1:], IGNORE_INDEX))
-        block[2] = real[:, :-1]
-        block[3] = segments[:, :-1]
-        block[4] = positions[:, :-1]
+        for window, n in enumerate(filled):
+            if n <= length:  # a short sequence: the end of the rank's epoch
+                inputs[window, n:] = self.pad_id
+                segments[window, n:], positions[window, n:], attention[window, n:] = -1, 0, 0
+                labels[window, max(n - 1, 0) :] = IGNORE_INDEX
         tensors = torch.from_numpy(block)
         batch: dict[str, Any] = dict(zip(FIELDS, tensors, strict=True))
         batch["document_ids"] = documents
