@@ -185,8 +185,9 @@ def main() -> None:
     load = os.getloadavg()
     print(
         f"release {cold.tag} of {args.mix}: {cold.samples_per_epoch:,} samples, {stored:,} "
-        f"tokens an epoch (store {store.stat().st_size / 1e6:.1f} MB, built in {built:.2f} s "
-        f"on first use); seq_len {args.seq_len}, batch {args.batch_size}; load average "
+        f"tokens an epoch (store {store.stat().st_size / 1e6:.1f} MB, constructing the "
+        f"loader took {built:.2f} s, building the store if absent); seq_len {args.seq_len}, "
+        f"batch {args.batch_size}; load average "
         f"{load[0]:.2f} {load[1]:.2f} (2 shared cores)"
     )
     rates: dict[str, float] = {}
