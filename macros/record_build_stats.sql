@@ -1,7 +1,7 @@
 {#- on-run-end: append what this `dbt build` produced to the Iceberg table meta.build_stats
     (through the plugin's lakemix_append_build_stats UDF, then the DuckDB view), so drift across builds is one query:
     rows per layer, rejection rate per rule and language, duplicate rate, tokens per language,
-    test results and duration. The layer figures describe the tables as the build left them;
+    test results (counts, and each test's status) and duration. The layer figures describe the tables as the build left them;
     they are left out when a build failed before the marts existed. -#}
 {% macro record_build_stats(results) %}
     {%- if execute and flags.WHICH == 'build' -%}
@@ -39,6 +39,14 @@
                     {{ tests | selectattr('status', 'equalto', status) | list | length }} as document_count,
                     {{ tests | selectattr('status', 'equalto', status) | list | length }} as value
                 {%- endfor %}
+                {%- if tests %}
+                union all by name
+                select 'test_status' as metric, * from (values
+                    {%- for r in tests %}
+                    ('{{ r.node.name | replace("'", "''") }}', '{{ r.status }}', {{ r.failures if r.failures is not none else 'null' }}){{ "," if not loop.last }}
+                    {%- endfor %}
+                ) as test_results(dimension, note, document_count)
+                {%- endif %}
                 {%- if not missing %}
                 union all by name
                 select * from ({{ lakemix.build_layer_stats() }})

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ class ReportData:
     signals: list[dict[str, Any]]
     duplicate_clusters: list[dict[str, Any]]
     mixes: dict[str, list[dict[str, Any]]]
-    tests: dict[str, Any] = field(default_factory=dict)
+    tests: dict[str, Any]
 
 
 def _rows(conn: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
@@ -179,6 +179,47 @@ def mixes(conn: duckdb.DuckDBPyConnection) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
+def test_results(conn: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+    """From meta.build_stats: the last build's test counts, and every test whose latest
+    recorded status is not pass (warnings included: they do not block a release)."""
+    present = conn.execute(
+        "select count(*) from information_schema.tables "
+        "where table_schema = 'meta' and table_name = 'build_stats'"
+    ).fetchone()
+    if not present or not present[0]:
+        return {}
+    last = _rows(
+        conn,
+        "select invocation_id, cast(recorded_at as varchar) as recorded_at from meta.build_stats "
+        "order by recorded_at desc, invocation_id limit 1",
+    )
+    if not last:
+        return {}
+    counts = conn.execute(
+        "select dimension, document_count from meta.build_stats "
+        "where invocation_id = ? and metric = 'tests' order by dimension",
+        [last[0]["invocation_id"]],
+    ).fetchall()
+    not_passed = _rows(
+        conn,
+        """
+        select test, status, failures, recorded_at from (
+            select
+                dimension as test,
+                note as status,
+                document_count as failures,
+                cast(recorded_at as varchar) as recorded_at,
+                row_number() over (partition by dimension order by recorded_at desc) as latest
+            from meta.build_stats
+            where metric = 'test_status'
+        )
+        where latest = 1 and status != 'pass'
+        order by status, test
+        """,
+    )
+    return {**last[0], "counts": {k: int(v) for k, v in counts}, "not_passed": not_passed}
+
+
 def collect(conn: duckdb.DuckDBPyConnection, *, version: str) -> ReportData:
     """Every figure of the report from ``conn`` (views raw.*, intermediate.*, marts.*, seeds.*)."""
     return ReportData(
@@ -199,4 +240,5 @@ def collect(conn: duckdb.DuckDBPyConnection, *, version: str) -> ReportData:
             "group by cluster_size order by cluster_size",
         ),
         mixes=mixes(conn),
+        tests=test_results(conn),
     )

@@ -154,16 +154,20 @@ def _mixes(data: ReportData) -> str:
 
 def _tests(data: ReportData) -> str:
     if not data.tests:
-        return "<p>No dbt test results found (target/run_results.json).</p>"
+        return "<p>No build statistics yet (meta.build_stats is written by every dbt build).</p>"
     counts = ", ".join(f"{k}: {v}" for k, v in data.tests["counts"].items())
-    rows = [(t["test"], t["status"], t["failures"], t["message"]) for t in data.tests["not_passed"]]
     head = (
-        f"<p>dbt invocation {escape(data.tests['invocation_id'])} at "
-        f"{escape(data.tests['generated_at'])}: {escape(counts)}</p>"
+        f"<p>Last dbt build {escape(data.tests['invocation_id'])} at "
+        f"{escape(data.tests['recorded_at'])}: {escape(counts)}. Below, every test whose latest "
+        "recorded status is not pass (warnings do not block a release; failures and errors do)."
+        "</p>"
     )
+    rows = [
+        (t["test"], t["status"], t["failures"], t["recorded_at"]) for t in data.tests["not_passed"]
+    ]
     if not rows:
-        return head + "<p>Every test passed.</p>"
-    return head + html_table(("test", "status", "failing rows", "message"), rows)
+        return head + "<p>Every test passed when it last ran.</p>"
+    return head + html_table(("test", "status", "failing rows", "build"), rows)
 
 
 def render(data: ReportData) -> str:

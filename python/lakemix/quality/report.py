@@ -8,7 +8,7 @@ from pathlib import Path
 
 from lakemix.quality.data import ReportData, collect
 from lakemix.quality.page import render
-from lakemix.quality.session import last_test_results, open_session
+from lakemix.quality.session import open_session
 from lakemix.settings import Settings
 
 
@@ -45,8 +45,6 @@ def write_report(
         data = collect(conn, version=tag or "current")
     finally:
         conn.close()
-    if tag is None:
-        data.tests = last_test_results()
     html = render(data)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(html, encoding="utf-8")

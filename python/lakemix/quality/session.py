@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Any
-
-import orjson
+from typing import TYPE_CHECKING
 
 from lakemix.settings import Settings
-from lakemix.versions.builds import target_directory
 
 if TYPE_CHECKING:
     import duckdb
@@ -83,30 +80,3 @@ def _add_untagged_tables(
                 f"create view {quote_identifier(schema)}.{quote_identifier(name)} as "
                 f"select * from {scan}"
             )
-
-
-def last_test_results() -> dict[str, Any]:
-    """Status counts and the tests that did not pass, from dbt's last ``run_results.json``."""
-    path = target_directory() / "run_results.json"
-    if not path.is_file():
-        return {}
-    results = orjson.loads(path.read_bytes())
-    tests = [r for r in results["results"] if r["unique_id"].startswith("test.")]
-    counts: dict[str, int] = {}
-    for r in tests:
-        counts[r["status"]] = counts.get(r["status"], 0) + 1
-    return {
-        "invocation_id": results["metadata"]["invocation_id"],
-        "generated_at": results["metadata"]["generated_at"],
-        "counts": dict(sorted(counts.items())),
-        "not_passed": [
-            {
-                "test": r["unique_id"].split(".")[2],
-                "status": r["status"],
-                "failures": r.get("failures"),
-                "message": r.get("message") or "",
-            }
-            for r in tests
-            if r["status"] != "pass"
-        ],
-    }

@@ -18,13 +18,14 @@ SCHEMA = pa.schema(
     [
         ("invocation_id", pa.string()),
         ("recorded_at", pa.timestamp("us", tz="UTC")),
-        # rows, rejection_rate, duplicate_rate, tokens, tests, duration_seconds
+        # rows, rejection_rate, duplicate_rate, tokens, tests, test_status, duration_seconds
         ("metric", pa.string()),
-        # the table (rows), rule (rejection_rate), tokenizer (tokens), status (tests), ...
+        # the table (rows), rule (rejection_rate), tokenizer (tokens), status (tests), test name
         ("dimension", pa.string()),
         ("language", pa.string()),  # ISO 639 code, '*' for all languages, null if not per language
         ("document_count", pa.int64()),
         ("value", pa.float64()),
+        ("note", pa.string()),  # test_status: pass, warn, fail, error or skipped
     ]
 )
 
@@ -46,6 +47,9 @@ def append_build_stats(catalog: Catalog, invocation_id: str, rows_json: str) -> 
         if not isinstance(record["metric"], str) or not record["metric"]:
             raise ValueError(f"every build statistic needs a metric, got {record!r}")
     table = pa.Table.from_pylist(records, schema=SCHEMA)
-    ensure_table(catalog, BUILD_STATS, SCHEMA)
+    existing = ensure_table(catalog, BUILD_STATS, SCHEMA)
+    if {f.name for f in existing.schema().fields} != set(SCHEMA.names):
+        with existing.update_schema() as update:  # a table made before a column was added
+            update.union_by_name(SCHEMA)
     commit_with_retry(catalog, BUILD_STATS, lambda t: t.append(table))
     return len(records)

@@ -63,6 +63,16 @@ def test_every_build_appends_its_statistics(built: tuple[Settings, Path]) -> Non
     assert results["metadata"]["invocation_id"] == last
     for status in ("pass", "warn", "fail", "error"):
         assert stat("tests", status)[0] == statuses.count(status)
+    named = q(
+        "select dimension, note from meta.build_stats "
+        "where invocation_id = ? and metric = 'test_status'",
+        [last],
+    ).fetchall()
+    assert sorted(named) == sorted(
+        (r["unique_id"].split(".")[2], r["status"])
+        for r in results["results"]
+        if r["unique_id"].startswith("test.")
+    )
     assert stat("duration_seconds", "build")[1] > 0
 
     # Drift across builds is one query.

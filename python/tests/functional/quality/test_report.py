@@ -119,7 +119,28 @@ def test_report_numbers_match_the_tables(built: tuple[Settings, Path], tmp_path:
         for r in data["mixes"]["demo_unimax"]
     }
     assert shown == {language: (target, realized) for language, target, realized in mix}
-    assert data["tests"]["counts"]["pass"] > 0 and "<svg" in html
+    [(invocation, passed, warned)] = query(
+        settings,
+        "select invocation_id, sum(document_count) filter (dimension = 'pass'), "
+        "sum(document_count) filter (dimension = 'warn') from meta.build_stats "
+        "where metric = 'tests' group by invocation_id order by max(recorded_at) desc limit 1",
+    )
+    tests = data["tests"]
+    assert tests["invocation_id"] == invocation and tests["counts"]["pass"] == passed > 0
+    assert tests["counts"]["warn"] == warned
+    latest = dict(
+        query(
+            settings,
+            "select dimension, arg_max(note, recorded_at) from meta.build_stats "
+            "where metric = 'test_status' group by 1",
+        )
+    )
+    assert {t["test"]: t["status"] for t in tests["not_passed"]} == {
+        name: status for name, status in latest.items() if status != "pass"
+    }
+    for t in tests["not_passed"]:  # warnings go to the report
+        assert f"<td>{t['test']}</td><td>{t['status']}</td>" in html
+    assert "<svg" in html
 
 
 def test_report_at_a_release_and_cli(built: tuple[Settings, Path], tmp_path: Path) -> None:
@@ -130,8 +151,8 @@ def test_report_at_a_release_and_cli(built: tuple[Settings, Path], tmp_path: Pat
     assert f"wrote {out}" in made.output
     at_v1 = embedded(out.read_text())
     now = embedded(write_report(tmp_path / "now.html").path.read_text())
-    assert at_v1["version"] == "v1" and at_v1["tests"] == {}
-    for part in ("summary", "languages", "rule_rejections", "signals", "mixes"):
+    assert at_v1["version"] == "v1"
+    for part in ("summary", "languages", "rule_rejections", "signals", "mixes", "tests"):
         assert at_v1[part] == now[part], part  # nothing changed since v1
 
     unknown = runner.invoke(main, ["report", "--tag", "v9"])
