@@ -1,0 +1,81 @@
+"""Materializer on a synthetic token store: what each tensor of a packed batch holds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import torch
+
+from lakemix.loader.materialize import IGNORE_INDEX, Materializer
+from lakemix.loader.order import document_key
+from lakemix.loader.planner import BatchPlanner
+from lakemix.loader.reader import TokenStore
+from lakemix.loader.store import SCHEMA
+
+EOT = 99
+
+
+def write_store(path: Path, documents: list[list[int]], repeats: list[int]) -> TokenStore:
+    ids = [f"doc-{i}" for i in range(len(documents))]
+    with pa.ipc.new_file(str(path), SCHEMA.with_metadata({"eot": str(EOT)})) as writer:
+        half = len(documents) // 2  # two record batches, so rows are found across them
+        for part in (slice(0, half), slice(half, None)):
+            writer.write_batch(
+                pa.record_batch(
+                    [
+                        pa.array(ids[part]),
+                        pa.array(["xx"] * len(ids[part])),
+                        pa.array([document_key(d) for d in ids[part]], type=pa.uint64()),
+                        pa.array(repeats[part], type=pa.int64()),
+                        pa.array([[*d, EOT] for d in documents[part]], type=pa.list_(pa.int32())),
+                    ],
+                    schema=SCHEMA,
+                )
+            )
+    return TokenStore(path)
+
+
+def test_batches_hold_inputs_labels_masks_and_provenance(tmp_path: Path) -> None:
+    documents = [[1, 2, 3], [10, 11, 12, 13, 14, 15, 16, 17, 18], [20], [30, 31, 32, 33]]
+    store = write_store(tmp_path / "store.arrow", documents, [1, 2, 0, 1])
+    seq_len = 5
+    node = BatchPlanner(
+        keys=store.keys, repeats=store.repeats, lengths=store.lengths, seq_len=seq_len,
+        batch_size=3, rank=0, world_size=1, seed=1,
+    )  # fmt: skip
+    make = Materializer(tmp_path / "store.arrow", seq_len=seq_len, pad_id=EOT)
+    stream: list[int] = []  # the epoch's input tokens, in order
+    owners: list[str] = []
+    ends: list[tuple[int, int, int]] = []  # (first input, last label, inputs) of each sequence
+    while (plan := next(node)).state["epoch"] == 0:
+        batch, state = make(plan)
+        assert state == plan.state
+        real = batch["attention_mask"].bool()
+        for w in range(plan.windows):
+            inputs = batch["input_ids"][w][real[w]].tolist()
+            labels = batch["labels"][w]
+            n = len(inputs)
+            # Label k is input k + 1, and the last label is the next sequence's first input.
+            assert labels[: n - 1].tolist() == inputs[1:]
+            assert (labels[n:] == IGNORE_INDEX).all()
+            ends.append((inputs[0], int(labels[n - 1]), n))
+            segments = batch["segment_ids"][w][real[w]].tolist()
+            names = batch["document_ids"][w]
+            assert sorted(set(segments)) == list(range(len(names)))
+            owners.extend(names[s] for s in segments)
+            positions = batch["position_ids"][w][real[w]]
+            assert (positions[1:][np.diff(segments) == 0] > 0).all()
+            assert (batch["segment_ids"][w][~real[w]] == -1).all()
+            stream.extend(inputs)
+    # A full sequence's last label is the next one's first input; a short one has none.
+    for (_, last, n), (first, _, _) in zip(ends, [*ends[1:], (IGNORE_INDEX, 0, 0)], strict=True):
+        assert last == (first if n == seq_len else IGNORE_INDEX)
+    assert batch["input_ids"].dtype == torch.int64 and batch["input_ids"].shape[1] == seq_len
+    # Every copy's tokens, end-of-text included, once, in the planner's order.
+    copies = [f"doc-{i}" for i, r in enumerate([1, 2, 0, 1]) for _ in range(r)]
+    assert sorted(owners) == sorted(d for d in copies for _ in documents[int(d[4:])] + [EOT])
+    assert len(stream) == sum(len(documents[int(d[4:])]) + 1 for d in copies)
+    assert stream.count(EOT) == len(copies) and "doc-2" not in owners
+    assert store.vocabulary().tolist() == sorted({t for d in documents for t in d} | {EOT})
