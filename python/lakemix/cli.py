@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from lakemix.ingest.formats import FORMATS
+
+if TYPE_CHECKING:
+    from lakemix.quality.review import Verdict
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -260,6 +265,112 @@ def report_command(tag: str | None, output: Path | None) -> None:
     except (ReleaseError, VersionError, FileNotFoundError) as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"wrote {result.path} ({result.size_bytes / 1e3:,.0f} kB) in {result.seconds:.1f} s")
+
+
+@main.group("review")
+def review_group() -> None:
+    """Manual validation: sample decisions, record verdicts (the report shows precision)."""
+
+
+@review_group.command("sample")
+@click.option("--n", "size", default=200, show_default=True, help="Documents to draw.")
+@click.option("--seed", default=0, show_default=True, help="Seed of the random order.")
+@click.option(
+    "--output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="CSV to write (default: LAKEMIX_HOME/reviews/sample-<seed>.csv).",
+)
+def review_sample_command(size: int, seed: int, output: Path | None) -> None:
+    """Draw kept and rejected documents, stratified by language and rule, into a CSV to label."""
+    from lakemix.quality import review
+    from lakemix.quality.session import open_session
+    from lakemix.settings import Settings
+
+    settings = Settings.from_env()
+    try:
+        conn = open_session(None, settings=settings)
+    except FileNotFoundError as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        rows = review.sample(conn, n=size, seed=seed)
+    except review.ReviewError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        conn.close()
+    path = output or review.default_sample_path(settings, seed)
+    review.write_sample(rows, path)
+    kept = sum(r["decision"] == "kept" for r in rows)
+    strata = len({(r["decision"], r["stratum_rule"], r["language"]) for r in rows})
+    click.echo(
+        f"wrote {len(rows)} documents ({kept} kept, {len(rows) - kept} rejected; "
+        f"{strata} strata) to {path}\nfill in verdict (good/bad), then: lakemix review label "
+        f"--csv {path}"
+    )
+
+
+@review_group.command("label")
+@click.option(
+    "--csv",
+    "csv_path",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="A filled-in sample CSV (verdict good/bad; empty rows are skipped).",
+)
+@click.option(
+    "--sample",
+    "sample_path",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Label this sample CSV interactively (default when --csv is not given: sample-0).",
+)
+@click.option(
+    "--reviewer", default=lambda: os.environ.get("USER", "reviewer"), show_default="$USER"
+)
+def review_label_command(csv_path: Path | None, sample_path: Path | None, reviewer: str) -> None:
+    """Record verdicts in the Iceberg table meta.review_verdicts, from a CSV or a prompt."""
+    from lakemix.catalog import catalog
+    from lakemix.quality import review
+    from lakemix.settings import Settings
+
+    settings = Settings.from_env()
+    if csv_path is not None:
+        try:
+            verdicts = review.read_verdicts(csv_path, reviewer=reviewer)
+        except review.ReviewError as exc:
+            raise click.ClickException(str(exc)) from None
+    else:
+        verdicts = _prompt_verdicts(
+            sample_path or review.default_sample_path(settings, 0), reviewer
+        )
+    count = review.record(catalog(settings), verdicts)
+    click.echo(f"recorded {count} verdicts by {reviewer} in {review.VERDICTS_TABLE}")
+
+
+def _prompt_verdicts(path: Path, reviewer: str) -> list[Verdict]:
+    import csv
+
+    from lakemix.quality.review import Verdict
+
+    if not path.is_file():
+        raise click.ClickException(f"no sample at {path}: run `lakemix review sample` first")
+    with path.open(newline="", encoding="utf-8") as source:
+        rows = [r for r in csv.DictReader(source) if not (r.get("verdict") or "").strip()]
+    answers = {"g": "good", "b": "bad"}
+    verdicts: list[Verdict] = []
+    for number, row in enumerate(rows, start=1):
+        reason = row["failed_rule_names"] or "passed every filter"
+        click.echo(
+            f"\n[{number}/{len(rows)}] {row['document_id']} ({row['language']}, "
+            f"{row['decision']}: {reason})\n{row['excerpt']}\n"
+        )
+        choice = click.prompt(
+            "good training text? [g]ood [b]ad [s]kip [q]uit",
+            type=click.Choice(["g", "b", "s", "q"]),
+            show_choices=False,
+        )
+        if choice == "q":
+            break
+        if choice in answers:
+            verdicts.append(Verdict(row["document_id"], answers[choice], reviewer))
+    return verdicts
 
 
 def _add_version_commands() -> None:

@@ -39,6 +39,7 @@ class ReportData:
     duplicate_clusters: list[dict[str, Any]]
     mixes: dict[str, list[dict[str, Any]]]
     tests: dict[str, Any]
+    precision: list[dict[str, Any]]
 
 
 def _rows(conn: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
@@ -220,6 +221,44 @@ def test_results(conn: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     return {**last[0], "counts": {k: int(v) for k, v in counts}, "not_passed": not_passed}
 
 
+KEPT = "(kept: passed every filter)"
+
+
+def precision(conn: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Per filter: reviewed documents it rejected, how many reviewers call bad, and that share
+    (its precision); for kept documents, the share reviewers call good. Latest verdict wins."""
+    present = conn.execute(
+        "select count(*) from information_schema.tables "
+        "where table_schema = 'meta' and table_name = 'review_verdicts'"
+    ).fetchone()
+    if not present or not present[0]:
+        return []
+    return _rows(
+        conn,
+        f"""
+        with verdicts as (
+            select document_id, arg_max(verdict, labeled_at) as verdict
+            from meta.review_verdicts group by document_id
+        ),
+        decisions as (
+            select document_id, unnest(failed_rule_names) as rule
+            from marts.fct_document_rejections
+            union all
+            select document_id, '{KEPT}' as rule from marts.fct_clean_documents
+        )
+        select
+            rule,
+            count(*) as reviewed,
+            count_if(verdict = if(rule = '{KEPT}', 'good', 'bad')) as agreed,
+            count_if(verdict = if(rule = '{KEPT}', 'good', 'bad')) / count(*) as precision
+        from decisions
+        inner join verdicts using (document_id)
+        group by rule
+        order by rule
+        """,
+    )
+
+
 def collect(conn: duckdb.DuckDBPyConnection, *, version: str) -> ReportData:
     """Every figure of the report from ``conn`` (views raw.*, intermediate.*, marts.*, seeds.*)."""
     return ReportData(
@@ -241,4 +280,5 @@ def collect(conn: duckdb.DuckDBPyConnection, *, version: str) -> ReportData:
         ),
         mixes=mixes(conn),
         tests=test_results(conn),
+        precision=precision(conn),
     )

@@ -170,6 +170,17 @@ def _tests(data: ReportData) -> str:
     return head + html_table(("test", "status", "failing rows", "build"), rows)
 
 
+def _precision(data: ReportData) -> str:
+    if not data.precision:
+        return "<p>No reviewer verdicts yet (lakemix review sample, then lakemix review label).</p>"
+    rows = [(p["rule"], p["reviewed"], p["agreed"], p["precision"]) for p in data.precision]
+    note = (
+        "<p>Of the reviewed documents each filter rejected, the share reviewers call bad; for "
+        "kept documents, the share they call good.</p>"
+    )
+    return note + html_table(("filter", "reviewed", "reviewer agreed", "precision"), rows)
+
+
 def render(data: ReportData) -> str:
     """The HTML page for ``data``."""
     payload = orjson.dumps(asdict(data)).decode().replace("</", "<\\/")
@@ -181,6 +192,7 @@ def render(data: ReportData) -> str:
         ("Duplicate cluster sizes", _clusters(data)),
         ("Target and realized mix shares", _mixes(data)),
         ("Tests (warnings and failures)", _tests(data)),
+        ("Filter precision against reviewer verdicts", _precision(data)),
     )
     body = "".join(f"<h2>{escape(title)}</h2>{content}" for title, content in sections)
     return (

@@ -1,0 +1,159 @@
+"""Manual validation: a stratified sample of decisions to review, and the reviewers' verdicts.
+
+A reviewer says whether a document is ``good`` training text or ``bad``; a filter's precision is
+the share of the documents it rejected that reviewers call bad (the report shows it).
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+
+from lakemix.iceberg import commit_with_retry, ensure_table
+from lakemix.settings import Settings
+
+if TYPE_CHECKING:
+    import duckdb
+    from pyiceberg.catalog import Catalog
+
+VERDICTS_TABLE = "meta.review_verdicts"
+VERDICTS = ("good", "bad")
+SAMPLE_COLUMNS = (
+    "document_id",
+    "decision",
+    "stratum_rule",
+    "language",
+    "source_id",
+    "failed_rule_names",
+    "excerpt",
+    "verdict",
+    "note",
+)
+VERDICT_SCHEMA = pa.schema(
+    [
+        ("document_id", pa.string()),
+        ("verdict", pa.string()),  # good or bad
+        ("reviewer", pa.string()),
+        ("note", pa.string()),
+        ("labeled_at", pa.timestamp("us", tz="UTC")),
+    ]
+)
+
+
+class ReviewError(ValueError):
+    """A bad sample size, verdict or review file."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One reviewer's verdict on one document."""
+
+    document_id: str
+    verdict: str
+    reviewer: str
+    note: str = ""
+
+
+def sample(
+    conn: duckdb.DuckDBPyConnection, *, n: int, seed: int = 0, excerpt_chars: int = 600
+) -> list[dict[str, str]]:
+    """Draw up to ``n`` distinct documents, stratified by decision, rule and language.
+
+    Strata are (kept, language) and, for every rule a document failed, (rejected, rule,
+    language). Strata take turns, each giving its next document in a hash order of
+    (seed, document_id), so small strata are represented and the draw is reproducible.
+    """
+    if n < 1:
+        raise ReviewError(f"the sample size must be at least 1, got {n}")
+    rows = conn.execute(
+        """
+        with candidates as (
+            select document_id, 'kept' as decision, '' as stratum_rule, language, source_id,
+                cast([] as varchar[]) as failed_rule_names, text
+            from marts.fct_clean_documents
+            union all by name
+            select
+                r.document_id, 'rejected' as decision,
+                unnest(r.failed_rule_names) as stratum_rule,
+                r.language, r.source_id, r.failed_rule_names, d.text
+            from marts.fct_document_rejections as r
+            inner join intermediate.int_documents_language_scored as d using (document_id)
+        )
+        select
+            document_id, decision, stratum_rule, language, source_id,
+            array_to_string(failed_rule_names, ' '), left(text, ?),
+            row_number() over (
+                partition by decision, stratum_rule, language
+                order by md5(cast(? as varchar) || ':' || document_id)
+            ) as turn
+        from candidates
+        order by turn, decision, stratum_rule, language
+        """,
+        [excerpt_chars, seed],
+    ).fetchall()
+    chosen: dict[str, dict[str, str]] = {}
+    for row in rows:
+        if len(chosen) == n:
+            break
+        if row[0] in chosen:
+            continue
+        chosen[row[0]] = dict(zip(SAMPLE_COLUMNS, [*map(str, row[:7]), "", ""], strict=True))
+    return list(chosen.values())
+
+
+def write_sample(rows: list[dict[str, str]], path: Path) -> None:
+    """Write the sample as CSV with empty ``verdict`` and ``note`` columns to fill in."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as out:
+        writer = csv.DictWriter(out, fieldnames=SAMPLE_COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def read_verdicts(path: Path, *, reviewer: str) -> list[Verdict]:
+    """Verdicts of a filled-in sample CSV; rows with an empty verdict are skipped.
+
+    Raises:
+        ReviewError: Missing columns, or a verdict other than good/bad (with its line).
+    """
+    with path.open(newline="", encoding="utf-8") as source:
+        reader = csv.DictReader(source)
+        missing = {"document_id", "verdict"} - set(reader.fieldnames or ())
+        if missing:
+            raise ReviewError(f"{path} lacks the column(s) {', '.join(sorted(missing))}")
+        verdicts = []
+        for line, row in enumerate(reader, start=2):
+            verdict = (row.get("verdict") or "").strip().lower()
+            if not verdict:
+                continue
+            if verdict not in VERDICTS:
+                raise ReviewError(
+                    f"{path}:{line}: verdict {verdict!r} is not one of {', '.join(VERDICTS)}"
+                )
+            verdicts.append(
+                Verdict(row["document_id"], verdict, reviewer, (row.get("note") or "").strip())
+            )
+    return verdicts
+
+
+def record(catalog: Catalog, verdicts: list[Verdict]) -> int:
+    """Append verdicts to the Iceberg table meta.review_verdicts; returns how many."""
+    if not verdicts:
+        return 0
+    now = datetime.now(UTC)
+    table = pa.Table.from_pylist(
+        [{**v.__dict__, "labeled_at": now} for v in verdicts], schema=VERDICT_SCHEMA
+    )
+    ensure_table(catalog, VERDICTS_TABLE, VERDICT_SCHEMA)
+    commit_with_retry(catalog, VERDICTS_TABLE, lambda t: t.append(table))
+    return len(verdicts)
+
+
+def default_sample_path(settings: Settings, seed: int) -> Path:
+    """``<home>/reviews/sample-<seed>.csv``."""
+    return settings.home / "reviews" / f"sample-{seed}.csv"
