@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
 from lakemix.ingest.formats import FORMATS
-
-if TYPE_CHECKING:
-    from lakemix.quality.review import Verdict
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -206,173 +201,6 @@ def docs_command(port: int, mix: str | None, serve: bool) -> None:
         server.server_close()
 
 
-@main.command("search")
-@click.argument("query")
-@click.option("--language", help="Only documents of this ISO 639 language code.")
-@click.option("--source", help="Only documents of this source.")
-@click.option("--min-score", type=float, help="Only documents scoring at least this (BM25).")
-@click.option("--include-rejected", is_flag=True, help="Also rejected documents, with reasons.")
-@click.option("--limit", default=10, show_default=True, help="Hits to print.")
-def search_command(
-    query: str,
-    language: str | None,
-    source: str | None,
-    min_score: float | None,
-    include_rejected: bool,
-    limit: int,
-) -> None:
-    """Full-text search (BM25) over the documents, with scores and lineage."""
-    from lakemix.search import SearchError, search
-
-    try:
-        hits = search(
-            query,
-            language=language,
-            source=source,
-            min_score=min_score,
-            include_rejected=include_rejected,
-            limit=limit,
-        )
-    except (SearchError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from None
-    if not hits:
-        click.echo(f"no document matches {query!r}")
-        return
-    for hit in hits:
-        status = "clean" if hit.is_clean else "rejected: " + ", ".join(hit.failed_rule_names)
-        click.echo(
-            f"{hit.score:7.3f}  {hit.document_id}  {hit.language}  {hit.source_id}  {status}\n"
-            f"         {hit.file_path}:{hit.file_offset}  {hit.url or ''}\n"
-            f"         {hit.snippet(query)}"
-        )
-
-
-@main.command("report")
-@click.option("--tag", help="Report on a release (every table as tagged) instead of now.")
-@click.option(
-    "--output",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="HTML file to write (default: LAKEMIX_HOME/reports/quality-<tag or current>.html).",
-)
-def report_command(tag: str | None, output: Path | None) -> None:
-    """Write the quality report: one static HTML file with plots and the numbers behind them."""
-    from lakemix.quality import write_report
-    from lakemix.versions.refs import VersionError
-    from lakemix.versions.release import ReleaseError
-
-    try:
-        result = write_report(output, tag=tag)
-    except (ReleaseError, VersionError, FileNotFoundError) as exc:
-        raise click.ClickException(str(exc)) from None
-    click.echo(f"wrote {result.path} ({result.size_bytes / 1e3:,.0f} kB) in {result.seconds:.1f} s")
-
-
-@main.group("review")
-def review_group() -> None:
-    """Manual validation: sample decisions, record verdicts (the report shows precision)."""
-
-
-@review_group.command("sample")
-@click.option("--n", "size", default=200, show_default=True, help="Documents to draw.")
-@click.option("--seed", default=0, show_default=True, help="Seed of the random order.")
-@click.option(
-    "--output",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="CSV to write (default: LAKEMIX_HOME/reviews/sample-<seed>.csv).",
-)
-def review_sample_command(size: int, seed: int, output: Path | None) -> None:
-    """Draw kept and rejected documents, stratified by language and rule, into a CSV to label."""
-    from lakemix.quality import review
-    from lakemix.quality.session import open_session
-    from lakemix.settings import Settings
-
-    settings = Settings.from_env()
-    try:
-        conn = open_session(None, settings=settings)
-    except FileNotFoundError as exc:
-        raise click.ClickException(str(exc)) from None
-    try:
-        rows = review.sample(conn, n=size, seed=seed)
-    except review.ReviewError as exc:
-        raise click.ClickException(str(exc)) from None
-    finally:
-        conn.close()
-    path = output or review.default_sample_path(settings, seed)
-    review.write_sample(rows, path)
-    kept = sum(r["decision"] == "kept" for r in rows)
-    strata = len({(r["decision"], r["stratum_rule"], r["language"]) for r in rows})
-    click.echo(
-        f"wrote {len(rows)} documents ({kept} kept, {len(rows) - kept} rejected; "
-        f"{strata} strata) to {path}\nfill in verdict (good/bad), then: lakemix review label "
-        f"--csv {path}"
-    )
-
-
-@review_group.command("label")
-@click.option(
-    "--csv",
-    "csv_path",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    help="A filled-in sample CSV (verdict good/bad; empty rows are skipped).",
-)
-@click.option(
-    "--sample",
-    "sample_path",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    help="Label this sample CSV interactively (default when --csv is not given: sample-0).",
-)
-@click.option(
-    "--reviewer", default=lambda: os.environ.get("USER", "reviewer"), show_default="$USER"
-)
-def review_label_command(csv_path: Path | None, sample_path: Path | None, reviewer: str) -> None:
-    """Record verdicts in the Iceberg table meta.review_verdicts, from a CSV or a prompt."""
-    from lakemix.catalog import catalog
-    from lakemix.quality import review
-    from lakemix.settings import Settings
-
-    settings = Settings.from_env()
-    if csv_path is not None:
-        try:
-            verdicts = review.read_verdicts(csv_path, reviewer=reviewer)
-        except review.ReviewError as exc:
-            raise click.ClickException(str(exc)) from None
-    else:
-        verdicts = _prompt_verdicts(
-            sample_path or review.default_sample_path(settings, 0), reviewer
-        )
-    count = review.record(catalog(settings), verdicts)
-    click.echo(f"recorded {count} verdicts by {reviewer} in {review.VERDICTS_TABLE}")
-
-
-def _prompt_verdicts(path: Path, reviewer: str) -> list[Verdict]:
-    import csv
-
-    from lakemix.quality.review import Verdict
-
-    if not path.is_file():
-        raise click.ClickException(f"no sample at {path}: run `lakemix review sample` first")
-    with path.open(newline="", encoding="utf-8") as source:
-        rows = [r for r in csv.DictReader(source) if not (r.get("verdict") or "").strip()]
-    answers = {"g": "good", "b": "bad"}
-    verdicts: list[Verdict] = []
-    for number, row in enumerate(rows, start=1):
-        reason = row["failed_rule_names"] or "passed every filter"
-        click.echo(
-            f"\n[{number}/{len(rows)}] {row['document_id']} ({row['language']}, "
-            f"{row['decision']}: {reason})\n{row['excerpt']}\n"
-        )
-        choice = click.prompt(
-            "good training text? [g]ood [b]ad [s]kip [q]uit",
-            type=click.Choice(["g", "b", "s", "q"]),
-            show_choices=False,
-        )
-        if choice == "q":
-            break
-        if choice in answers:
-            verdicts.append(Verdict(row["document_id"], answers[choice], reviewer))
-    return verdicts
-
-
 def _add_version_commands() -> None:
     from lakemix.versions import commands
 
@@ -389,6 +217,16 @@ def _add_version_commands() -> None:
 
 
 _add_version_commands()
+
+
+def _add_quality_commands() -> None:
+    from lakemix.quality import commands
+
+    for command in (commands.report_command, commands.review_group, commands.search_command):
+        main.add_command(command)
+
+
+_add_quality_commands()
 
 if __name__ == "__main__":
     main()

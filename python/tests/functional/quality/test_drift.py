@@ -53,14 +53,16 @@ def test_drift_blocks_a_release_unless_explained(
         assert done.exit_code == 0, done.output
     select = ["-s", "int_documents_quality_filtered", DRIFT_TEST]
 
-    # A broken filter: gopher_min_words now also rejects documents under 2,000 words.
+    # A broken filter: the FineWeb punctuation rule now rejects every document (a rule the unit
+    # test of the model does not pin, so the model still builds).
     model = project / FILTERED
     original = model.read_text()
     assert "    where not is_passed\n" in original
     model.write_text(
         original.replace(
             "    where not is_passed\n",
-            "    where not is_passed or (rule = 'gopher_min_words' and signal_value < 2000)\n",
+            "    where not is_passed\n"
+            "        or (rule = 'fineweb_min_line_punct_fraction' and signal_value <= 1)\n",
         )
     )
     failed = build(project, *select, check=False)
@@ -74,7 +76,10 @@ def test_drift_blocks_a_release_unless_explained(
     model.write_text(original)
     seeds = project / "seeds" / "quality_thresholds.csv"
     seeds.write_text(
-        seeds.read_text().replace("min_words,word_count,>=,50,", "min_words,word_count,>=,2000,")
+        seeds.read_text().replace(
+            "min_line_punct_fraction,line_punct_fraction,>=,0.12,",
+            "min_line_punct_fraction,line_punct_fraction,>=,1.0,",
+        )
     )
     build(project, "-s", "quality_thresholds", *select)
     shown = run(
@@ -94,4 +99,4 @@ def test_drift_blocks_a_release_unless_explained(
             str(project),
         ]
     ).stdout
-    assert "gopher_min_words" not in shown and "gopher_max_words" in shown
+    assert "fineweb_min_line_punct_fraction" not in shown and "gopher_max_words" in shown
