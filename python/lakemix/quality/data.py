@@ -183,11 +183,14 @@ def mixes(conn: duckdb.DuckDBPyConnection) -> dict[str, list[dict[str, Any]]]:
 def test_results(conn: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     """From meta.build_stats: the last build's test counts, and every test whose latest
     recorded status is not pass (warnings included: they do not block a release)."""
-    present = conn.execute(
-        "select count(*) from information_schema.tables "
-        "where table_schema = 'meta' and table_name = 'build_stats'"
-    ).fetchone()
-    if not present or not present[0]:
+    columns = {
+        row[0]
+        for row in conn.execute(
+            "select column_name from information_schema.columns "
+            "where table_schema = 'meta' and table_name = 'build_stats'"
+        ).fetchall()
+    }
+    if not columns:
         return {}
     last = _rows(
         conn,
@@ -201,6 +204,8 @@ def test_results(conn: duckdb.DuckDBPyConnection) -> dict[str, Any]:
         "where invocation_id = ? and metric = 'tests' order by dimension",
         [last[0]["invocation_id"]],
     ).fetchall()
+    if "note" not in columns:  # recorded before per-test statuses were
+        return {**last[0], "counts": {k: int(v) for k, v in counts}, "not_passed": []}
     not_passed = _rows(
         conn,
         """
