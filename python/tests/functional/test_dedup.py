@@ -18,6 +18,8 @@ from tests.conftest import WEB, dbt
 OSCAR = sorted(p.resolve() for p in (WEB / "oscar2019").glob("*.txt.gz"))  # ingest resolves paths
 NO_FILTERS = "{lakemix_filter_families: []}"  # every document reaches deduplication
 PAIRS = "intermediate.int_content_pairs_verified"
+# dbt unit tests of the filters expect the project's filter families, not NO_FILTERS.
+NO_UNIT_TESTS = ("--exclude-resource-type", "unit_test")
 
 
 def run_dedup(tmp: Path, *, full_refresh: bool = False) -> None:
@@ -31,6 +33,7 @@ def run_dedup(tmp: Path, *, full_refresh: bool = False) -> None:
         "+int_documents_deduplicated",
         "--indirect-selection",
         "cautious",
+        *NO_UNIT_TESTS,
         *extra,
         tmp=tmp,
     )
@@ -84,7 +87,7 @@ def test_every_cross_file_exact_duplicate_is_found(lakehouse: Settings, tmp_path
     truth = cross_file_duplicates()
     assert len(truth) == 303  # as the corpus README states
     ingest(OSCAR, source="oscar2019", fmt="oscar")
-    dbt("build", "--vars", NO_FILTERS, tmp=tmp_path)
+    dbt("build", "--vars", NO_FILTERS, *NO_UNIT_TESTS, tmp=tmp_path)
     found = clusters(lakehouse)
     missed = [pair for pair in truth if found[pair[0]][0] != found[pair[1]][0]]
     assert missed == []
@@ -168,3 +171,34 @@ def test_incremental_equals_full_rebuild(tmp_path: Path, monkeypatch: pytest.Mon
     assert incremental == full
     assert len(full) == 649
     assert content_pairs(settings) == cached
+
+
+def test_pairs_cached_unverified_are_refused_when_verifying(
+    lakehouse: Settings, tmp_path: Path
+) -> None:
+    """Pairs cached with lakemix_dedup_verify false have no Jaccard: verifying with them fails
+    with the way out (a full refresh) instead of dropping every near duplicate."""
+    arabic = [p for p in OSCAR if p.name.endswith("_ar.txt.gz")]  # holds a near-duplicate pair
+    ingest(arabic, source="oscar2019", fmt="oscar")
+    select = [
+        "--select",
+        "+int_duplicate_edges",
+        "--indirect-selection",
+        "cautious",
+        *NO_UNIT_TESTS,
+    ]
+    unverified = "{lakemix_filter_families: [], lakemix_dedup_verify: false}"
+    dbt("build", "--vars", unverified, *select, tmp=tmp_path)
+    pairs = [(b, j) for _, b, j in content_pairs(lakehouse) if b is not None]
+    assert pairs and all(j is None for _, j in pairs)
+
+    failed = dbt("build", "--vars", NO_FILTERS, *select, tmp=tmp_path, check=False)
+    assert failed.returncode != 0 and "pairs without a Jaccard" in failed.stdout
+
+    dbt("build", "--vars", NO_FILTERS, *select, "--full-refresh", tmp=tmp_path)
+    conn = duck.connect(lakehouse.duckdb_path, settings=lakehouse, read_only=True)
+    near = conn.execute(
+        "select jaccard from intermediate.int_duplicate_edges where edge_kind = 'near'"
+    ).fetchall()
+    conn.close()
+    assert near and all(j >= 0.8 for (j,) in near)
