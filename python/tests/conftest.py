@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import uuid
@@ -67,6 +68,33 @@ def pg_lakehouse(
     with admin.connect() as conn:
         conn.execute(sqlalchemy.text(f'drop database if exists "{name}" with (force)'))
     admin.dispose()
+
+
+PROJECT_PARTS = (
+    "dbt_project.yml",
+    "profiles.yml",
+    "models",
+    "macros",
+    "seeds",
+    "tests",
+    "mixes",
+    "snapshots",
+)
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the dbt project (tests edit its seeds and models), as the working directory,
+    with dbt's target and logs in the test's folder."""
+    copy = tmp_path / "project"
+    copy.mkdir()
+    for name in PROJECT_PARTS:
+        source = ROOT / name
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, copy / name)
+    monkeypatch.chdir(copy)
+    monkeypatch.setenv("DBT_TARGET_PATH", str(tmp_path / "target"))
+    monkeypatch.setenv("DBT_LOG_PATH", str(tmp_path / "logs"))
+    return copy
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from lakemix import catalog
 from lakemix.ingest import ingest
 from lakemix.settings import Settings
-from tests.conftest import BIN, ROOT, WEB, run
+from tests.conftest import BIN, WEB, run
 
 
-def test_hugeint_column_is_a_clear_error(lakehouse: Settings, tmp_path: Path) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    for name in ("dbt_project.yml", "profiles.yml", "models", "macros", "seeds", "tests"):
-        source = ROOT / name
-        (shutil.copytree if source.is_dir() else shutil.copy)(source, project / name)
+def test_hugeint_column_is_a_clear_error(
+    lakehouse: Settings, project: Path, tmp_path: Path
+) -> None:
     (project / "models" / "marts" / "sums.sql").write_text(
         "select source_id, sum(raw_character_count) as characters\n"
         "from {{ ref('stg_raw__documents') }} group by 1\n"

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from lakemix import catalog, duck
 from lakemix.ingest import ingest
 from lakemix.settings import Settings
-from tests.conftest import BIN, ROOT, WEB, dbt, run
+from tests.conftest import BIN, WEB, dbt, run
 
 SCORED = ("intermediate.int_documents_language_scored", "intermediate.int_documents_quality_scored")
 
@@ -44,12 +43,9 @@ def test_switching_filters_recomputes_no_signal(lakehouse: Settings, tmp_path: P
     assert kept_after > kept_before  # fewer filter families keep more documents
 
 
-def test_a_threshold_out_of_range_fails_the_build(lakehouse: Settings, tmp_path: Path) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    for name in ("dbt_project.yml", "profiles.yml", "models", "macros", "seeds", "tests"):
-        source = ROOT / name
-        (shutil.copytree if source.is_dir() else shutil.copy)(source, project / name)
+def test_a_threshold_out_of_range_fails_the_build(
+    lakehouse: Settings, project: Path, tmp_path: Path
+) -> None:
     seeds = project / "seeds" / "quality_thresholds.csv"
     seeds.write_text(seeds.read_text() + "de,bad_fraction,short_line_fraction,<=,1.5,fineweb\n")
     args = ["--project-dir", str(project), "--profiles-dir", str(project)]

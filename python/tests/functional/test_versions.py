@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import orjson
-import pytest
 from click.testing import CliRunner, Result
 
 from lakemix import catalog, duck
@@ -14,32 +12,7 @@ from lakemix.cli import main
 from lakemix.ingest import ingest
 from lakemix.settings import Settings
 from lakemix.versions import get_release, list_releases
-from tests.conftest import BIN, ROOT, WEB, run
-
-PARTS = (
-    "dbt_project.yml",
-    "profiles.yml",
-    "models",
-    "macros",
-    "seeds",
-    "tests",
-    "mixes",
-    "snapshots",
-)
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of the project (its seeds get edited), as the working directory."""
-    copy = tmp_path / "project"
-    copy.mkdir()
-    for name in PARTS:
-        source = ROOT / name
-        (shutil.copytree if source.is_dir() else shutil.copy)(source, copy / name)
-    monkeypatch.chdir(copy)
-    monkeypatch.setenv("DBT_TARGET_PATH", str(tmp_path / "target"))
-    monkeypatch.setenv("DBT_LOG_PATH", str(tmp_path / "logs"))
-    return copy
+from tests.conftest import BIN, WEB, run
 
 
 def lakemix(*args: str) -> Result:

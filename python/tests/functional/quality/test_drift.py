@@ -3,27 +3,15 @@ build (and so blocks a release) unless its configuration changed or the limit is
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from lakemix.cli import main
 from lakemix.ingest import ingest
 from lakemix.settings import Settings
-from tests.conftest import BIN, ROOT, WEB, run
+from tests.conftest import BIN, WEB, run
 
-PARTS = (
-    "dbt_project.yml",
-    "profiles.yml",
-    "models",
-    "macros",
-    "seeds",
-    "tests",
-    "mixes",
-    "snapshots",
-)
 DRIFT_TEST = "assert_rejection_rates_near_last_release"
 FILTERED = Path("models/intermediate/cleaning/int_documents_quality_filtered.sql")
 
@@ -34,17 +22,7 @@ def build(project: Path, *args: str, check: bool = True) -> str:
     return proc.stdout
 
 
-def test_drift_blocks_a_release_unless_explained(
-    lakehouse: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    for name in PARTS:
-        source = ROOT / name
-        (shutil.copytree if source.is_dir() else shutil.copy)(source, project / name)
-    monkeypatch.chdir(project)
-    monkeypatch.setenv("DBT_TARGET_PATH", str(tmp_path / "target"))
-    monkeypatch.setenv("DBT_LOG_PATH", str(tmp_path / "logs"))
+def test_drift_blocks_a_release_unless_explained(lakehouse: Settings, project: Path) -> None:
     runner = CliRunner()
     ingest([WEB / "dolma_cc_en_head"], source="dolma_cc_en_head", fmt="jsonl")
     build(project)
