@@ -44,8 +44,9 @@ results:     marts.fct_clean_documents, fct_document_rejections, dim_sources, di
              dim_duplicate_clusters, mix_demo_temperature(_languages), mix_demo_unimax(_languages)
              (.venv/bin/lakemix tables; or open $home/lakemix.duckdb with DuckDB)
 release:     $tag (.venv/bin/lakemix show $tag; lakemix lineage <document_id>)
-docs site:   $(pwd)/target/static_index.html
+docs site:   $(pwd)/target/static_index.html  (with column lineage: .venv/bin/lakemix docs --mix demo_unimax)
 report:      $home/reports/quality-current.html  (lakemix report [--tag TAG])
 search:      .venv/bin/lakemix search "query" [--language de] [--include-rejected]
+notebook:    $(pwd)/analyses/explore.ipynb  (make notebook starts JupyterLab on it)
 demo took $(( $(date +%s) - start )) s
 MSG
