@@ -99,9 +99,13 @@ def expand_paths(
         )
     if not paths:
         raise IngestInputError("no input paths given")
-    missing = [str(p) for p in paths if not Path(p).exists()]
+    missing = [Path(p) for p in paths if not Path(p).exists()]
     if missing:
-        raise IngestInputError(f"no such file or directory: {', '.join(missing)}")
+        broken = [
+            f"{p} (a symlink that leads nowhere or to itself)" for p in missing if p.is_symlink()
+        ]
+        absent = [str(p) for p in missing if not p.is_symlink()]
+        raise IngestInputError("no such file or directory: " + ", ".join([*absent, *broken]))
     found: list[tuple[Path, str]] = []
     seen: set[Path] = set()
     for given in map(Path, paths):

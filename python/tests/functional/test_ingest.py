@@ -121,6 +121,12 @@ def test_bad_arguments_are_clear_errors_and_write_nothing(
         ingest([WEB / "dolma_cc_en_head"], source="../etc")
     with pytest.raises(IngestInputError, match="unknown format 'xml'"):
         ingest([WEB / "dolma_cc_en_head"], source="s", fmt="xml")
+    (tmp_path / "loop_a").symlink_to(tmp_path / "loop_b")
+    (tmp_path / "loop_b").symlink_to(tmp_path / "loop_a")
+    with pytest.raises(
+        IngestInputError, match=r"loop_a \(a symlink that leads nowhere or to itself"
+    ):
+        ingest([tmp_path / "loop_a"], source="s")
     (tmp_path / "only.bin").write_bytes(b"x")
     with pytest.raises(IngestInputError, match="pass --format"):
         ingest([tmp_path / "only.bin"], source="s")
