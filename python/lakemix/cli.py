@@ -10,7 +10,19 @@ import click
 from lakemix.ingest.formats import FORMATS
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """Every command: an unreachable catalog is a one-line error (password hidden), not a trace."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        from lakemix.catalog import CatalogUnavailableError
+
+        try:
+            return super().invoke(ctx)
+        except CatalogUnavailableError as exc:
+            raise click.ClickException(str(exc)) from None
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="lakemix")
 def main() -> None:
     """lakemix: raw text corpora into clean, deduplicated, versioned training mixes."""
