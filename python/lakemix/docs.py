@@ -32,7 +32,7 @@ def generate(*, mix: str | None = None, root: Path | None = None) -> Path:
     Raises:
         DocsError: dbt failed.
     """
-    from lakemix.lineage import target_path
+    from lakemix.settings import target_path
 
     root = root or project_root() or Path.cwd()
     cmd = [str(Path(sys.executable).with_name("dbt")), "docs", "generate"]

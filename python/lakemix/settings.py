@@ -20,6 +20,12 @@ def project_root(start: Path | None = None) -> Path | None:
     return None
 
 
+def target_path(root: Path | None = None) -> Path:
+    """dbt's target folder: ``DBT_TARGET_PATH`` (relative to the project root), else target/."""
+    root = root or project_root() or Path.cwd()
+    return root / os.environ.get("DBT_TARGET_PATH", "target")
+
+
 def redact_uri(uri: str) -> str:
     """Return ``uri`` with any password replaced by ``***`` (safe to print or log)."""
     parts = urlsplit(uri)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lakemix.lineage.columns import ColumnLineage, LineageTracer, column_lineage
-from lakemix.lineage.project import LineageError, Project, Relation, load_project, target_path
+from lakemix.lineage.project import LineageError, Project, Relation, load_project
 from lakemix.lineage.render import derivation_markdown, format_tree, lineage_paths
 from lakemix.lineage.rows import document_lineage, format_document
 
@@ -20,5 +20,4 @@ __all__ = [
     "format_tree",
     "lineage_paths",
     "load_project",
-    "target_path",
 ]

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lakemix.settings import project_root
+from lakemix.settings import target_path
 
 KINDS = ("model", "seed", "snapshot", "source")
 
@@ -66,12 +65,6 @@ class Project:
             tables = schema.setdefault(relation.database, {}).setdefault(relation.schema, {})
             tables[relation.name] = {column: "unknown" for column in relation.columns}
         return schema
-
-
-def target_path(root: Path | None = None) -> Path:
-    """dbt's target folder: ``DBT_TARGET_PATH`` (relative to the project root), else target/."""
-    root = root or project_root() or Path.cwd()
-    return root / os.environ.get("DBT_TARGET_PATH", "target")
 
 
 def load_project(target: Path | None = None) -> Project:

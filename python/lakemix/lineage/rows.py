@@ -12,6 +12,7 @@ from lakemix.versions.release import list_releases
 
 if TYPE_CHECKING:
     import duckdb
+    from pyiceberg.catalog import Catalog
 
 # Each step: a title, the table, and the columns shown for the document.
 STEPS = (
@@ -48,8 +49,8 @@ def _one(conn: duckdb.DuckDBPyConnection, sql: str, document_id: str) -> dict[st
     return dict(zip([d[0] for d in result.description or []], row, strict=True))
 
 
-def _ingest_snapshot(settings: Settings, ingest_id: str) -> int | None:
-    table = open_catalog(settings).load_table("raw.documents")
+def _ingest_snapshot(catalog: Catalog, ingest_id: str) -> int | None:
+    table = catalog.load_table("raw.documents")
     for snapshot in table.metadata.snapshots:
         extra = snapshot.summary.additional_properties if snapshot.summary else {}
         if extra.get("lakemix.ingest_id") == ingest_id:
@@ -70,11 +71,12 @@ def document_lineage(document_id: str, *, settings: Settings | None = None) -> d
         LineageError: No raw document has this id.
     """
     settings = settings or Settings.from_env()
-    conn = connect_at(None, settings=settings)
+    catalog = open_catalog(settings)
+    conn = connect_at(None, settings=settings, catalog=catalog)
     raw = _one(conn, f"select {RAW_COLUMNS} from raw.documents where document_id = ?", document_id)
     if raw is None:
         raise LineageError(f"no raw document has id {document_id!r}")
-    raw["ingest_snapshot_id"] = _ingest_snapshot(settings, raw["ingest_id"])
+    raw["ingest_snapshot_id"] = _ingest_snapshot(catalog, raw["ingest_id"])
     found: dict[str, Any] = {"document_id": document_id, "raw": raw}
     for title, table, columns in STEPS:
         sql = f"select {columns} from {table} where document_id = ?"
@@ -87,7 +89,6 @@ def document_lineage(document_id: str, *, settings: Settings | None = None) -> d
         document_id,
     )
     found["outcome"] = "clean" if clean else ({"rejected": rejected} if rejected else "not built")
-    catalog = open_catalog(settings)
     mixes = sorted(
         name
         for (namespace, name) in catalog.list_tables("marts")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 from typing import Any
 
@@ -11,20 +10,13 @@ import orjson
 import yaml
 
 from lakemix import duck
-from lakemix.settings import Settings, project_root
+from lakemix.settings import Settings, target_path
 
 MIX_MODELS = ("model.lakemix.mix_documents", "model.lakemix.mix_languages")
 
 
 class BuildStateError(RuntimeError):
     """The project has not been built, or its last build did not pass."""
-
-
-def target_directory() -> Path:
-    """dbt's target folder (``DBT_TARGET_PATH``, else ``target/`` of the project)."""
-    configured = os.environ.get("DBT_TARGET_PATH")
-    root = project_root() or Path.cwd()
-    return Path(configured) if configured else root / "target"
 
 
 def last_build(settings: Settings) -> dict[str, Any]:
@@ -69,7 +61,7 @@ def mix_dependencies(name: str, target: Path | None = None) -> list[str]:
     Mix models are enabled only while a mix is built, so disabled nodes count too; the two mix
     models are renamed to this mix's tables.
     """
-    path = (target or target_directory()) / "manifest.json"
+    path = (target or target_path()) / "manifest.json"
     if not path.is_file():
         raise BuildStateError(f"{path} not found: run `dbt build` first")
     manifest = orjson.loads(path.read_bytes())

@@ -19,9 +19,10 @@ from lakemix.catalog import catalog as open_catalog
 from lakemix.dbt.views import PIN_VARIABLE, scan_sql
 from lakemix.git import git_state
 from lakemix.iceberg import ensure_namespace
+from lakemix.mix.lakehouse import CLEAN
 from lakemix.settings import Settings, project_root
 from lakemix.versions.checksum import mix_checksum
-from lakemix.versions.release import CLEAN, ReleaseError, get_release
+from lakemix.versions.release import ReleaseError, get_release
 
 PROJECT_PARTS = ("dbt_project.yml", "profiles.yml", "models", "macros", "tests", "seeds", "mixes")
 PROJECT_PARTS_OPTIONAL = ("snapshots", "analyses")

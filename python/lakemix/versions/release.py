@@ -16,6 +16,7 @@ from lakemix.catalog import catalog as open_catalog
 from lakemix.dbt.views import scan_sql
 from lakemix.git import git_state
 from lakemix.iceberg import commit_with_retry, ensure_table
+from lakemix.mix.lakehouse import CLEAN
 from lakemix.mix.spec import NAME
 from lakemix.settings import Settings, project_root
 from lakemix.versions import builds
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
     from pyiceberg.table import Table
 
 RELEASES = "meta.releases"
-CLEAN = "marts.fct_clean_documents"
 PACKAGES = (
     "lakemix",
     "dbt-core",
