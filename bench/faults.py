@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import json
 import os
 import random
 import shutil
@@ -65,18 +64,19 @@ def run(cmd: list[str], home: Path) -> float:
     return time.perf_counter() - start
 
 
-def write_corpus(path: Path, documents: int, prefix: str) -> None:
-    """Real Leipzig sentences grouped into documents, a broken line every 997."""
-    sentences = (CORPORA / "langid" / "lingua_leipzig" / "de" / "sentences.txt").read_text()
-    pool = sentences.split("\n")
+def write_corpus(path: Path, documents: int, prefix: str = "doc") -> None:
+    """Real Leipzig sentences grouped into documents ``<prefix>-<n>``, a broken line every 997."""
+    import orjson
+
+    pool = (CORPORA / "langid" / "lingua_leipzig" / "de" / "sentences.txt").read_text().split("\n")
     rng = random.Random(7)
-    with path.open("w") as f:
+    with path.open("wb") as f:
         for n in range(documents):
             if n % 997 == 0:
-                f.write(f'{{"id": "broken-{n}", "text": \n')
+                f.write(b'{"id": "broken-%d", "text": \n' % n)
                 continue
             text = " ".join(rng.choice(pool) for _ in range(40))
-            f.write(json.dumps({"id": f"{prefix}-{n}", "text": text}) + "\n")
+            f.write(orjson.dumps({"id": f"{prefix}-{n}", "text": text}) + b"\n")
 
 
 def readable(home: Path) -> None:
@@ -103,6 +103,7 @@ def raw_ids(home: Path) -> tuple[list[str], list[str]]:
 
 
 def mart_contents(home: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """What the marts say about each document (no timestamps), sorted: comparable across runs."""
     from lakemix import duck
 
     settings = settings_of(home)
@@ -110,7 +111,8 @@ def mart_contents(home: Path) -> dict[str, list[tuple[Any, ...]]]:
     queries = {
         "clean": "select document_id, language, token_count, duplicate_cluster_size, md5(text) "
         "from marts.fct_clean_documents",
-        "rejected": "select document_id, failed_rule_names from marts.fct_document_rejections",
+        "rejected": "select document_id, failed_rule_names, duplicate_of_document_id "
+        "from marts.fct_document_rejections",
         "clusters": "select cluster_id, cluster_size, kept_document_id "
         "from marts.dim_duplicate_clusters",
     }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -9,6 +10,7 @@ import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -102,6 +104,19 @@ def any_lakehouse(request: pytest.FixtureRequest) -> Settings:
     """The test once on the embedded SQLite catalog and once on PostgreSQL."""
     name = "lakehouse" if request.param == "sqlite" else "pg_lakehouse"
     return request.getfixturevalue(name)  # type: ignore[no-any-return]
+
+
+def load_bench(name: str) -> ModuleType:
+    """Import ``bench/<name>.py`` by path (bench is not a package), once per session."""
+    module_name = f"bench_{name}"
+    if module_name in sys.modules:
+        return sys.modules[module_name]
+    spec = importlib.util.spec_from_file_location(module_name, ROOT / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # dataclasses resolve their module through sys.modules
+    spec.loader.exec_module(module)
+    return module
 
 
 def run(

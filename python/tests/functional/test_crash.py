@@ -9,27 +9,15 @@ import subprocess
 import time
 from pathlib import Path
 
-import orjson
 import pytest
 
 from lakemix import catalog, duck
 from lakemix.settings import Settings
-from tests.conftest import BIN, CORPORA, ROOT
+from tests.conftest import BIN, ROOT, load_bench
 
-
-def write_corpus(path: Path, documents: int) -> None:
-    """Real Leipzig sentences grouped into documents, a few broken lines among them."""
-    sentences = (
-        (CORPORA / "langid" / "lingua_leipzig" / "de" / "sentences.txt").read_text().split("\n")
-    )
-    rng = random.Random(7)
-    with path.open("wb") as f:
-        for n in range(documents):
-            if n % 997 == 0:
-                f.write(b'{"id": "broken-%d", "text": \n' % n)
-                continue
-            text = " ".join(rng.choice(sentences) for _ in range(40))
-            f.write(orjson.dumps({"id": f"doc-{n}", "text": text}) + b"\n")
+# bench/faults.py kills the same stages many times: one corpus writer, one mart fingerprint.
+faults = load_bench("faults")
+write_corpus, mart_contents = faults.write_corpus, faults.mart_contents
 
 
 def ids(settings: Settings) -> tuple[list[str], list[str]]:
@@ -89,28 +77,10 @@ def test_kill_9_during_ingest_then_rerun_converges(
         assert "59,939 ingested" in rerun.stdout
 
 
-def mart_contents(settings: Settings) -> dict[str, list[tuple[object, ...]]]:
-    """What the marts say about each document (no timestamps), sorted: comparable across runs."""
-    conn = duck.connect(settings.duckdb_path, settings=settings, read_only=True)
-    queries = {
-        "clean": "select document_id, language, token_count, duplicate_cluster_size, md5(text) "
-        "from marts.fct_clean_documents",
-        "rejected": "select document_id, failed_rule_names, duplicate_of_document_id "
-        "from marts.fct_document_rejections",
-        "clusters": "select cluster_id, cluster_size, kept_document_id "
-        "from marts.dim_duplicate_clusters",
-    }
-    try:
-        return {k: sorted(conn.execute(q).fetchall()) for k, q in queries.items()}
-    finally:
-        conn.close()
-
-
 def test_kill_9_during_dbt_build_then_rerun_converges(lakehouse: Settings, tmp_path: Path) -> None:
     corpus, more = tmp_path / "corpus.jsonl", tmp_path / "more.jsonl"
     write_corpus(corpus, 300)
-    write_corpus(more, 150)
-    more.write_bytes(more.read_bytes().replace(b'"doc-', b'"more-'))
+    write_corpus(more, 150, "more")
     env = {
         **os.environ,
         "DBT_TARGET_PATH": str(tmp_path / "target"),
@@ -123,7 +93,7 @@ def test_kill_9_during_dbt_build_then_rerun_converges(lakehouse: Settings, tmp_p
     for path in (corpus, more):
         subprocess.run(ingest_cmd(path), cwd=ROOT, env=reference_env, check=True)
     subprocess.run(build, cwd=ROOT, env=reference_env, check=True, capture_output=True)
-    expected = mart_contents(Settings.from_env(reference_env))
+    expected = mart_contents(tmp_path / "reference")
 
     # Here: a build, more data, then builds killed part-way (the incremental models have new
     # rows to append), then one that finishes.
@@ -140,4 +110,4 @@ def test_kill_9_during_dbt_build_then_rerun_converges(lakehouse: Settings, tmp_p
         proc.wait()
         ids(lakehouse)  # the catalog opens and the raw tables read after every kill
     subprocess.run(build, cwd=ROOT, env=env, check=True, capture_output=True)
-    assert mart_contents(lakehouse) == expected
+    assert mart_contents(lakehouse.home) == expected

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import io
 import json
-import sys
 from collections import Counter
 from itertools import combinations
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import orjson
@@ -20,7 +17,8 @@ import zstandard
 from hypothesis import given
 from hypothesis import strategies as st
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.conftest import load_bench
+
 DOCS = 2_000
 SEED = 7
 TARGET_FRACTIONS = {
@@ -32,17 +30,7 @@ TARGET_FRACTIONS = {
 }
 
 
-def _load_bench_corpus() -> ModuleType:
-    """Import bench/corpus.py by path (bench is not a package)."""
-    spec = importlib.util.spec_from_file_location("bench_corpus", ROOT / "bench" / "corpus.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve their module through sys.modules
-    spec.loader.exec_module(module)
-    return module
-
-
-corpus = _load_bench_corpus()
+corpus = load_bench("corpus")
 
 
 @pytest.fixture(scope="module")
