@@ -41,16 +41,12 @@ class _Decoder(Protocol):
     def decompress(self, data: bytes) -> bytes: ...
 
 
-class _DecodedStream(io.RawIOBase):
-    """Decompress gzip or zstd (several members or frames in a row) and hand out every byte
-    decoded before a cut-off or corruption, then raise ``TruncatedStreamError``."""
+class _ConvertedStream(io.RawIOBase):
+    """A readable stream whose bytes come from converting another stream chunk by chunk;
+    subclasses say how in ``_convert`` (``final`` marks the end of the input)."""
 
-    def __init__(self, raw: BinaryIO, new_decoder: Callable[[], _Decoder], kind: str) -> None:
-        self._raw = raw
-        self._new = new_decoder
-        self._kind = kind
-        self._decoder = new_decoder()
-        self._started = False
+    def __init__(self, source: BinaryIO) -> None:
+        self._source = source
         self._pending = b""
         self._pos = 0
         self._eof = False
@@ -58,32 +54,47 @@ class _DecodedStream(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def _decompress(self, data: bytes) -> bytes:
-        out = []
-        while data:
-            if self._decoder.eof:  # the previous member ended: the next one starts here
-                self._decoder = self._new()
-            out.append(self._decoder.decompress(data))
-            data = self._decoder.unused_data if self._decoder.eof else b""
-        return b"".join(out)
+    def _convert(self, chunk: bytes, *, final: bool) -> bytes:
+        raise NotImplementedError
 
     def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
         while self._pos >= len(self._pending) and not self._eof:
-            chunk = self._raw.read(CHUNK_BYTES)
-            if not chunk:
-                self._eof = True
-                if self._started and not self._decoder.eof:
-                    raise TruncatedStreamError(f"{self._kind} stream ends before its end marker")
-                break
-            self._started = True
-            try:
-                self._pending, self._pos = self._decompress(chunk), 0
-            except Exception as exc:  # zlib.error, zstandard.ZstdError
-                raise TruncatedStreamError(f"corrupt {self._kind} stream: {exc}") from None
+            chunk = self._source.read(CHUNK_BYTES)
+            self._eof = not chunk
+            self._pending, self._pos = self._convert(chunk, final=self._eof), 0
         n = min(len(buffer), len(self._pending) - self._pos)
         buffer[:n] = self._pending[self._pos : self._pos + n]
         self._pos += n
         return n
+
+
+class _DecodedStream(_ConvertedStream):
+    """Decompress gzip or zstd (several members or frames in a row) and hand out every byte
+    decoded before a cut-off or corruption, then raise ``TruncatedStreamError``."""
+
+    def __init__(self, raw: BinaryIO, new_decoder: Callable[[], _Decoder], kind: str) -> None:
+        super().__init__(raw)
+        self._new = new_decoder
+        self._kind = kind
+        self._decoder = new_decoder()
+        self._started = False
+
+    def _convert(self, chunk: bytes, *, final: bool) -> bytes:
+        if final:
+            if self._started and not self._decoder.eof:
+                raise TruncatedStreamError(f"{self._kind} stream ends before its end marker")
+            return b""
+        self._started = True
+        out = []
+        try:
+            while chunk:
+                if self._decoder.eof:  # the previous member ended: the next one starts here
+                    self._decoder = self._new()
+                out.append(self._decoder.decompress(chunk))
+                chunk = self._decoder.unused_data if self._decoder.eof else b""
+        except Exception as exc:  # zlib.error, zstandard.ZstdError
+            raise TruncatedStreamError(f"corrupt {self._kind} stream: {exc}") from None
+        return b"".join(out)
 
 
 def _gzip_decoder() -> _Decoder:
@@ -112,29 +123,15 @@ class OpenedFile:
         self.raw.close()
 
 
-class _TranscodedStream(io.RawIOBase):
+class _TranscodedStream(_ConvertedStream):
     """UTF-16 text re-encoded as UTF-8 on the fly (undecodable units become U+FFFD)."""
 
     def __init__(self, source: BinaryIO, encoding: str) -> None:
-        self._source = source
+        super().__init__(source)
         self._decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
-        self._pending = b""
-        self._pos = 0
-        self._eof = False
 
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
-        while self._pos >= len(self._pending) and not self._eof:
-            chunk = self._source.read(CHUNK_BYTES)
-            self._eof = not chunk
-            text = self._decoder.decode(chunk, final=self._eof)
-            self._pending, self._pos = text.encode("utf-8"), 0
-        n = min(len(buffer), len(self._pending) - self._pos)
-        buffer[:n] = self._pending[self._pos : self._pos + n]
-        self._pos += n
-        return n
+    def _convert(self, chunk: bytes, *, final: bool) -> bytes:
+        return self._decoder.decode(chunk, final=final).encode("utf-8")
 
 
 def utf16_encoding(head: bytes) -> str | None:
