@@ -79,12 +79,11 @@ def main() -> None:
             f"{added / 1e3:,.1f} kB to a {before / 1e6:,.1f} MB lakehouse "
             f"({added / before:.4%})"
         )
+        # lakemix rebuild exits non-zero (and house.run stops the bench) on a different checksum.
         rebuild = house.run(str(BIN / "lakemix"), "rebuild", TAG)
-        log = house.log.read_text(errors="replace")
-        verdict = "identical" if f"rebuilt {TAG}: checksum" in log else "DIFFERENT"
         print(
             f"rebuild: {rebuild:6.1f} s = {rebuild / reference:.2f}x the build; "
-            f"checksum {verdict} to the release"
+            "checksum identical to the release"
         )
     finally:
         if args.keep:

@@ -51,7 +51,10 @@ def _referenced(table: Table) -> set[str]:
     for snapshot in table.metadata.snapshots:
         paths.add(local_path(snapshot.manifest_list))
         for manifest in snapshot.manifests(io):
-            paths.add(local_path(manifest.manifest_path))
+            path = local_path(manifest.manifest_path)
+            if path in paths:  # snapshots share manifests: read each one once
+                continue
+            paths.add(path)
             for entry in manifest.fetch_manifest_entry(io, discard_deleted=False):
                 paths.add(local_path(entry.data_file.file_path))
     return paths
