@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import shutil
@@ -104,6 +105,31 @@ def any_lakehouse(request: pytest.FixtureRequest) -> Settings:
     """The test once on the embedded SQLite catalog and once on PostgreSQL."""
     name = "lakehouse" if request.param == "sqlite" else "pg_lakehouse"
     return request.getfixturevalue(name)  # type: ignore[no-any-return]
+
+
+@contextlib.contextmanager
+def released_lakehouse(tmp: Path) -> Iterator[Settings]:
+    """A lakehouse in ``tmp``: dolma_cc_en_head and oscar2201 ingested, built, mix demo_unimax
+    built and released as v1. The environment points at it (and at dbt's target and logs in
+    ``tmp``) while the context is open. For module- or package-scoped fixtures."""
+    from click.testing import CliRunner
+
+    from lakemix.cli import main
+    from lakemix.ingest import ingest
+
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ENV_VARS:
+            patch.delenv(name, raising=False)
+        patch.setenv("LAKEMIX_HOME", str(tmp / "lakehouse"))
+        patch.setenv("DBT_TARGET_PATH", str(tmp / "target"))
+        patch.setenv("DBT_LOG_PATH", str(tmp / "logs"))
+        ingest([WEB / "dolma_cc_en_head"], source="dolma_cc_en_head", fmt="jsonl")
+        ingest([WEB / "oscar2201"], source="oscar2201", fmt="jsonl")
+        dbt("build", tmp=tmp)
+        for args in (["mix", "build", "demo_unimax"], ["release", "demo_unimax", "--tag", "v1"]):
+            result = CliRunner().invoke(main, args)
+            assert result.exit_code == 0, result.output
+        yield Settings.from_env()
 
 
 def load_bench(name: str) -> ModuleType:

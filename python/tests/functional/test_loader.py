@@ -15,32 +15,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lakemix.cli import main
-from lakemix.ingest import ingest
 from lakemix.loader import MixLoader
 from lakemix.settings import Settings
 from lakemix.versions import ReleaseError, get_release
-from tests.conftest import BIN, ENV_VARS, ROOT, WEB, dbt, run
+from tests.conftest import BIN, ROOT, released_lakehouse, run
 
 MIX = "demo_unimax"
 
 
 @pytest.fixture(scope="module")
 def release(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
-    """One release of the demo mix over two small real corpora, built once for the module."""
-    tmp = tmp_path_factory.mktemp("loader")
-    with pytest.MonkeyPatch.context() as patch:
-        for name in ENV_VARS:
-            patch.delenv(name, raising=False)
-        patch.setenv("LAKEMIX_HOME", str(tmp / "lakehouse"))
-        patch.setenv("DBT_TARGET_PATH", str(tmp / "target"))
-        patch.setenv("DBT_LOG_PATH", str(tmp / "logs"))
-        ingest([WEB / "dolma_cc_en_head"], source="dolma_cc_en_head", fmt="jsonl")
-        ingest([WEB / "oscar2201"], source="oscar2201", fmt="jsonl")
-        dbt("build", tmp=tmp)
-        for args in (["mix", "build", MIX], ["release", MIX, "--tag", "v1"]):
-            result = CliRunner().invoke(main, args)
-            assert result.exit_code == 0, result.output
-        yield Settings.from_env()
+    """One release (v1) of the demo mix over two small real corpora, built once for the module."""
+    with released_lakehouse(tmp_path_factory.mktemp("loader")) as settings:
+        yield settings
 
 
 def loader(settings: Settings, **options: Any) -> MixLoader:
