@@ -31,9 +31,10 @@ def open_session(tag: str | None, *, settings: Settings) -> duckdb.DuckDBPyConne
     manifest = get_release(tag, settings) if tag is not None else None
     if manifest is None and not settings.duckdb_path.is_file():
         raise FileNotFoundError(f"no dbt build yet ({settings.duckdb_path} does not exist)")
-    conn = connect_at(tag, settings=settings)
-    if manifest is not None:
-        _add_untagged_tables(conn, manifest["released_at"], settings)
+    # Tables the release did not tag (those its mix does not read, such as
+    # fct_document_rejections) are shown at the snapshot current when it was released.
+    released_at = manifest["released_at"] if manifest is not None else None
+    conn = connect_at(tag, settings=settings, otherwise=released_at)
     conn.execute("create schema if not exists seeds")
     if manifest is None:
         conn.execute(f"attach '{settings.duckdb_path}' as built (read_only)")
@@ -48,35 +49,3 @@ def open_session(tag: str | None, *, settings: Settings) -> duckdb.DuckDBPyConne
         conn.execute("create table seeds.quality_thresholds as select * from recorded_seed")
         conn.unregister("recorded_seed")
     return conn
-
-
-def _add_untagged_tables(
-    conn: duckdb.DuckDBPyConnection, released_at: str, settings: Settings
-) -> None:
-    """Views of the tables a release did not tag (those its mix does not read, such as
-    fct_document_rejections) at the snapshot that was current when it was released."""
-    from lakemix.catalog import catalog as open_catalog
-    from lakemix.dbt.views import quote_identifier
-    from lakemix.versions.refs import VersionError, scan_at
-
-    present = {
-        (schema, name)
-        for schema, name in conn.execute(
-            "select table_schema, table_name from information_schema.tables"
-        ).fetchall()
-    }
-    catalog = open_catalog(settings)
-    for namespace in catalog.list_namespaces():
-        for ident in catalog.list_tables(namespace):
-            schema, name = ident[-2:]
-            if (schema, name) in present:
-                continue
-            try:
-                scan = scan_at(catalog.load_table(ident), released_at)
-            except VersionError:
-                continue  # created after the release
-            conn.execute(f"create schema if not exists {quote_identifier(schema)}")
-            conn.execute(
-                f"create view {quote_identifier(schema)}.{quote_identifier(name)} as "
-                f"select * from {scan}"
-            )

@@ -72,12 +72,17 @@ def scan_at(table: Table, version: str | int | None) -> str:
 
 
 def connect_at(
-    version: str | int | None, *, settings: Settings | None = None, catalog: Catalog | None = None
+    version: str | int | None,
+    *,
+    settings: Settings | None = None,
+    catalog: Catalog | None = None,
+    otherwise: str | None = None,
 ) -> duckdb.DuckDBPyConnection:
     """A private DuckDB session where every table is a view of its state at ``version``.
 
     Tables that have no such version (not part of that release, or created later) are left
-    out, so a query on them fails instead of silently reading today's rows.
+    out, so a query on them fails instead of silently reading today's rows; with
+    ``otherwise`` (e.g. a release's time) they are shown as of that version instead.
     """
     settings = settings or Settings.from_env()
     catalog = catalog or open_catalog(settings)
@@ -90,12 +95,17 @@ def connect_at(
                 continue
             try:
                 scan = scan_at(table, version)
+                found = True
             except VersionError:
-                continue
+                if otherwise is None:
+                    continue
+                try:
+                    scan = scan_at(table, otherwise)
+                except VersionError:
+                    continue  # created after that too
             schema, name = (quote_identifier(part) for part in ident[-2:])
             conn.execute(f"create schema if not exists {schema}")
             conn.execute(f"create or replace view {schema}.{name} as select * from {scan}")
-            found = True
     if version is not None and not found:
         conn.close()
         raise VersionError(
