@@ -9,12 +9,12 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 
 .PHONY: venv demo test lint typecheck pytest services clean notebook
 
-$(VENV)/.installed: pyproject.toml requirements.lock
+$(VENV)/.installed: pyproject.toml requirements.lock requirements-spark.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	# torch first, alone: the lock pins the CPU build that lies on this machine's disk, and
 	# nothing installed after it may pull another torch (../shared/REFERENCE.md).
 	$(BIN)/pip install -q $$(grep '^torch==' requirements.lock)
-	$(BIN)/pip install -q -r requirements.lock
+	$(BIN)/pip install -q -r requirements.lock -r requirements-spark.lock
 	$(BIN)/pip install -q --no-deps -e .
 	touch $@
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs (Debian packages, when missing) and starts the servers the test suite needs:
-# a PostgreSQL server for the Iceberg SQL catalog, and Chromium (headless, for the docs-site
-# test). Writes the connection URI of a test role to $LAKEMIX_SERVICES_ENV (default
-# .services.env). The role's random password is kept outside the checkout ($LAKEMIX_STATE_DIR,
-# default /var/lib/lakemix) so every checkout on the machine agrees.
+# a PostgreSQL server for the Iceberg SQL catalog, Chromium (headless, for the docs-site
+# test), and Java with the JDBC drivers Spark opens the catalog with. Writes the connection
+# URI of a test role to $LAKEMIX_SERVICES_ENV (default .services.env). The role's random
+# password is kept outside the checkout ($LAKEMIX_STATE_DIR, default /var/lib/lakemix) so
+# every checkout on the machine agrees.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${LAKEMIX_SERVICES_ENV:-.services.env}
@@ -19,6 +20,16 @@ if [ ! -x /usr/bin/chromium ]; then
     echo "services: installing Chromium (Debian package chromium)"
     as_root apt-get update -qq
     DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium >/dev/null
+fi
+# The Spark engine: Java 17 and the JDBC drivers of the catalog databases (SQLite, PostgreSQL).
+spark_packages=()
+command -v java >/dev/null || spark_packages+=(openjdk-17-jre-headless)
+[ -f /usr/share/java/sqlite-jdbc.jar ] || spark_packages+=(libxerial-sqlite-jdbc-java)
+[ -f /usr/share/java/postgresql.jar ] || spark_packages+=(libpostgresql-jdbc-java)
+if [ ${#spark_packages[@]} -gt 0 ]; then
+    echo "services: installing ${spark_packages[*]} (Debian packages, for Spark)"
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${spark_packages[@]}" >/dev/null
 fi
 version=$(ls /usr/lib/postgresql | sort -V | tail -1)
 if ! pg_lsclusters -h | awk '{print $1" "$2}' | grep -qx "$version main"; then
