@@ -2,6 +2,17 @@
     A failing error-severity test ends in 'fail', a broken model in 'error', and what a failure
     kept from running in 'skipped'; 'warn' (warn-severity tests) does not block a release. -#}
 {% macro record_build_result(results) %}
+    {{- return(adapter.dispatch('record_build_result', 'lakemix')(results)) -}}
+{% endmacro %}
+
+{#- Builds on Spark are not recorded yet: `lakemix release` reads DuckDB's record. -#}
+{% macro default__record_build_result(results) %}
+    {%- if execute and flags.WHICH == 'build' -%}
+        {{ log("record_build_result: not recorded on the " ~ target.type ~ " target", info=false) }}
+    {%- endif -%}
+{% endmacro %}
+
+{% macro duckdb__record_build_result(results) %}
     {%- if execute and flags.WHICH == 'build' -%}
         {%- set failures = [] -%}
         {%- for result in results -%}

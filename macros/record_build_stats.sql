@@ -4,6 +4,17 @@
     test results (counts, and each test's status) and duration. The layer figures describe the tables as the build left them;
     they are left out when a build failed before the marts existed. -#}
 {% macro record_build_stats(results) %}
+    {{- return(adapter.dispatch('record_build_stats', 'lakemix')(results)) -}}
+{% endmacro %}
+
+{#- Builds on Spark are not recorded yet: `lakemix release` reads DuckDB's record. -#}
+{% macro default__record_build_stats(results) %}
+    {%- if execute and flags.WHICH == 'build' -%}
+        {{ log("record_build_stats: not recorded on the " ~ target.type ~ " target", info=false) }}
+    {%- endif -%}
+{% endmacro %}
+
+{% macro duckdb__record_build_stats(results) %}
     {%- if execute and flags.WHICH == 'build' -%}
         {%- set now = modules.datetime.datetime.now(modules.pytz.utc) -%}
         {%- set seconds = (now - run_started_at).total_seconds() -%}

@@ -8,3 +8,8 @@
 {% macro default__unit_hash(parts) -%}
     (cast(('0x' || left(md5(concat_ws(':', {{ parts | join(', ') }})), 13)) as bigint) / 4503599627370496.0)
 {%- endmacro %}
+
+{#- Spark casts no hexadecimal string: conv() reads it. -#}
+{% macro spark__unit_hash(parts) -%}
+    (cast(conv(left(md5(concat_ws(':', {{ parts | join(', ') }})), 13), 16, 10) as bigint) / 4503599627370496.0)
+{%- endmacro %}

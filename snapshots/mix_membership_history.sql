@@ -4,8 +4,9 @@
     and split; a document that leaves the mix gets its dbt_valid_to. Taken by
     `lakemix mix build`. -#}
 
+{#- DuckDB tables: not yet kept on the Spark target. -#}
 {{ config(
-    enabled=var('lakemix_mix') is not none,
+    enabled=var('lakemix_mix') is not none and target.type == 'duckdb',
     alias='mix_' ~ (var('lakemix_mix') or 'none') ~ '_history',
     target_schema='snapshots',
     unique_key='document_id',

@@ -17,7 +17,7 @@ thresholds_out_of_range as (
     where
         threshold < 0
         or (
-            (signal like '%\_fraction' escape '\' or signal = 'language_score')
+            (signal like '%!_fraction' escape '!' or signal = 'language_score')
             and threshold > 1
         )
 )

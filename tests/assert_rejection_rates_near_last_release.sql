@@ -7,7 +7,11 @@
     looked up, not declared as a source (a source view over a missing table breaks the build). -#}
 -- depends_on: {{ ref('int_documents_quality_filtered') }}
 -- depends_on: {{ ref('quality_thresholds') }}
-{{ config(severity=var('lakemix_rejection_drift_severity', 'error')) }}
+{#- It reads the release manifests with DuckDB's JSON functions: DuckDB target only. -#}
+{{ config(
+    severity=var('lakemix_rejection_drift_severity', 'error'),
+    enabled=target.type == 'duckdb',
+) }}
 {%- set last = none -%}
 {%- if execute and adapter.get_relation(database=target.database, schema='meta', identifier='releases') is not none -%}
     {%- set found = run_query("select tag from meta.releases order by released_at desc limit 1") -%}
@@ -16,7 +20,7 @@
     {%- endif -%}
 {%- endif -%}
 {%- if last is none %}
-select cast(null as varchar) as rule where false
+select cast(null as string) as rule where false
 {%- else %}
 with
 

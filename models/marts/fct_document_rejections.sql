@@ -16,9 +16,9 @@ rejected_by_rules as (
     select
         document_id,
         failed_rule_count,
-        list_transform(failed_rules, failed -> failed.rule) as failed_rule_names,
+        {{ lakemix.list_transform('failed_rules', 'failed', 'failed.rule') }} as failed_rule_names,
         failed_rules,
-        cast(null as varchar) as duplicate_of_document_id
+        cast(null as string) as duplicate_of_document_id
     from filtered
     where not is_kept
 ),
@@ -27,10 +27,15 @@ removed_as_duplicates as (
     select
         document_id,
         1 as failed_rule_count,
-        [duplicate_kind] as failed_rule_names,
-        cast([] as struct(
-            rule varchar, family varchar, signal varchar, value double, operator varchar, threshold double
-        )[]) as failed_rules,
+        {{ lakemix.list_of(['duplicate_kind']) }} as failed_rule_names,
+        {{ lakemix.list_of([], {
+            'rule': 'string',
+            'family': 'string',
+            'signal': 'string',
+            'value': 'double',
+            'operator': 'string',
+            'threshold': 'double',
+        }) }} as failed_rules,
         kept_document_id as duplicate_of_document_id
     from deduplicated
     where not is_cluster_kept
@@ -38,7 +43,7 @@ removed_as_duplicates as (
 
 all_rejections as (
     select * from rejected_by_rules
-    union all by name
+    union all
     select * from removed_as_duplicates
 ),
 
@@ -53,7 +58,7 @@ rejections as (
         all_rejections.failed_rule_names,
         all_rejections.failed_rules,
         all_rejections.duplicate_of_document_id,
-        length(documents.text) as character_count,
+        cast(length(documents.text) as bigint) as character_count,
         documents.file_path,
         documents.file_offset,
         documents.ingested_at

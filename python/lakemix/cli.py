@@ -235,5 +235,14 @@ def _add_quality_commands() -> None:
 
 _add_quality_commands()
 
+
+def _add_spark_commands() -> None:
+    from lakemix.spark.commands import spark_group
+
+    main.add_command(spark_group)
+
+
+_add_spark_commands()
+
 if __name__ == "__main__":
     main()

@@ -4,6 +4,6 @@
     select {{ column_name }}
     from {{ model }}
     where
-        regexp_matches({{ column_name }}, '{{ lakemix.pii_pattern("email") }}')
-        or regexp_matches({{ column_name }}, '{{ lakemix.pii_pattern("ipv4") }}')
+        {{ lakemix.regexp_matches(column_name, lakemix.pii_pattern("email")) }}
+        or {{ lakemix.regexp_matches(column_name, lakemix.pii_pattern("ipv4")) }}
 {% endtest %}

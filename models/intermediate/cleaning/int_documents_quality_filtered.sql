@@ -51,12 +51,25 @@ effective_thresholds as (
             and default_thresholds.rule = language_thresholds.rule
 ),
 
+{#- Every column but the key is a signal (language_score and stop_word_count included). -#}
+{%- set signal_columns = lakemix.columns_of(ref('int_documents_quality_scored'), exclude=['document_id', 'language']) %}
+
+signals_renamed as (
+    select
+        document_id,
+        language as document_language,
+        {{ signal_columns }}
+    from signals
+),
+
 signals_long as (
-    unpivot (
-        select * exclude (language), language as document_language from signals
-    )
-    on columns(* exclude (document_id, document_language))
-    into name signal value signal_value
+    select
+        document_id,
+        document_language,
+        signal,
+        signal_value
+    from signals_renamed
+    unpivot (signal_value for signal in ({{ signal_columns }}))
 ),
 
 rules_evaluated as (
@@ -80,17 +93,14 @@ failures_per_document as (
     select
         document_id,
         count(*) as failed_rule_count,
-        list(
-            {
-                'rule': rule,
-                'family': family,
-                'signal': signal,
-                'value': signal_value,
-                'operator': operator,
-                'threshold': threshold
-            }
-            order by rule
-        ) as failed_rules
+        {{ lakemix.ordered_list(lakemix.struct_pack({
+            'rule': 'rule',
+            'family': 'family',
+            'signal': 'signal',
+            'value': 'signal_value',
+            'operator': 'operator',
+            'threshold': 'threshold',
+        }), ['rule']) }} as failed_rules
     from rules_evaluated
     where not is_passed
     group by document_id

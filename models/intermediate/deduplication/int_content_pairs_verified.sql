@@ -28,7 +28,7 @@ contents as (
     select
         content_hash,
         min(document_id) as document_id,
-        arg_min(band_keys, document_id) as band_keys
+        min_by(band_keys, document_id) as band_keys
     from minhashed
     group by content_hash
 ),
@@ -46,14 +46,14 @@ new_contents as (
 new_band_keys as (
     select
         content_hash,
-        unnest(band_keys) as band_key
+        {{ lakemix.explode('band_keys') }} as band_key
     from new_contents
 ),
 
 band_index as (
     select
         content_hash,
-        unnest(band_keys) as band_key
+        {{ lakemix.explode('band_keys') }} as band_key
     from contents
 ),
 
@@ -124,7 +124,7 @@ pairs_verified as (
 contents_matched as (
     select
         content_hash as content_hash_a,
-        cast(null as varchar) as content_hash_b,
+        cast(null as string) as content_hash_b,
         cast(null as double) as jaccard
     from new_contents
 ),

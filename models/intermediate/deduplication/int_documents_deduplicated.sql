@@ -45,15 +45,20 @@ component_labels as (
     select
         lakemix_connected_components(
             (select count(*) from nodes),
-            coalesce((select list(node_a order by node_a, node_b) from edges_numbered), []),
-            coalesce((select list(node_b order by node_a, node_b) from edges_numbered), [])
+            coalesce(
+                (select {{ lakemix.ordered_list('node_a', ['node_a', 'node_b']) }} from edges_numbered),
+                {{ lakemix.list_of([], 'bigint') }}
+            ),
+            coalesce(
+                (select {{ lakemix.ordered_list('node_b', ['node_a', 'node_b']) }} from edges_numbered),
+                {{ lakemix.list_of([], 'bigint') }}
+            )
         ) as labels
 ),
 
 node_components as (
     select
-        unnest(generate_series(0, len(labels) - 1)) as node,
-        unnest(labels) as component
+        {{ lakemix.explode_with_position('labels', 'node', 'component') }}
     from component_labels
 ),
 
@@ -64,8 +69,6 @@ documents_clustered as (
         documents.ingested_at,
         minhashed.content_hash,
         count(*) over (partition by node_components.component) as cluster_size,
-        count(distinct minhashed.content_hash) over (partition by node_components.component)
-            as cluster_content_count,
         first_value(nodes.document_id) over (
             partition by node_components.component
             order by documents.ingested_at, nodes.document_id
@@ -80,6 +83,15 @@ documents_clustered as (
         on nodes.document_id = minhashed.document_id
 ),
 
+{#- Distinct texts per cluster (a join, not count(distinct) over a window: Spark has none). -#}
+cluster_contents as (
+    select
+        component,
+        count(distinct content_hash) as cluster_content_count
+    from documents_clustered
+    group by component
+),
+
 documents_deduplicated as (
     select
         documents_clustered.document_id,
@@ -87,7 +99,7 @@ documents_deduplicated as (
         documents_clustered.cluster_size,
         case
             when documents_clustered.cluster_size = 1 then 'unique'
-            when documents_clustered.cluster_content_count = 1 then 'exact'
+            when cluster_contents.cluster_content_count = 1 then 'exact'
             else 'near'
         end as cluster_kind,
         documents_clustered.document_id = documents_clustered.kept_document_id as is_cluster_kept,
@@ -100,6 +112,8 @@ documents_deduplicated as (
     from documents_clustered
     inner join documents_clustered as keeper
         on documents_clustered.kept_document_id = keeper.document_id
+    inner join cluster_contents
+        on documents_clustered.component = cluster_contents.component
 )
 
 select * from documents_deduplicated

@@ -41,7 +41,7 @@ exact_edges as (
         representative_id as document_id_a,
         document_id as document_id_b,
         'exact' as edge_kind,
-        1.0 as jaccard
+        cast(1.0 as double) as jaccard
     from kept_hashes
     where document_id != representative_id
 ),
@@ -65,10 +65,10 @@ candidate_pairs as (
             {#- A pair cached by a run with lakemix_dedup_verify false has no Jaccard. -#}
             coalesce(
                 content_pairs.jaccard,
-                error(
-                    'int_content_pairs_verified holds pairs without a Jaccard (cached with '
-                    || 'lakemix_dedup_verify false): run it with --full-refresh'
-                )
+                {{ lakemix.raise_error(
+                    "'int_content_pairs_verified holds pairs without a Jaccard (cached with '"
+                    ~ " || 'lakemix_dedup_verify false): run it with --full-refresh'"
+                ) }}
             )
         {%- else -%}
             cast(null as double)

@@ -11,12 +11,12 @@ documents_normalized as (
         url,
         file as file_path,
         file_sha256,
-        "offset" as file_offset,
+        {{ adapter.quote("offset") }} as file_offset,
         line_number,
         ingest_id,
         ingested_at,
         {{ lakemix.normalize_text('text') }} as text,
-        length(text) as raw_character_count,
+        cast(length(text) as bigint) as raw_character_count,
         metadata,
         is_utf8_repaired
     from source_documents

@@ -10,7 +10,7 @@ quarantine_renamed as (
         source as source_id,
         file as file_path,
         file_sha256,
-        "offset" as file_offset,
+        {{ adapter.quote("offset") }} as file_offset,
         line_number,
         reason,
         excerpt,

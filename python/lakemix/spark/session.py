@@ -42,7 +42,14 @@ def jdbc_catalog_options(catalog_uri: str) -> tuple[str, dict[str, str]]:
         path = unquote(parts.path)
         if path.startswith("//"):  # sqlite:////abs/path
             path = path[1:]
-        return "sqlite", {"uri": f"jdbc:sqlite:{path}"}
+        # SQLite serializes writers: one connection per Spark driver (with two, dbt's threads
+        # left one holding a read lock while the other waited to commit), and a wait for the
+        # lock of other processes (as the pyiceberg side does) instead of SQLITE_BUSY.
+        return "sqlite", {
+            "uri": f"jdbc:sqlite:{path}",
+            "clients": "1",
+            "jdbc.busy_timeout": "60000",
+        }
     if scheme in ("postgresql", "postgres"):
         host = parts.hostname or "localhost"
         port = f":{parts.port}" if parts.port else ""

@@ -68,7 +68,7 @@ def test_missing_package_names_the_way_out() -> None:
 def test_jdbc_options_of_sqlite_and_postgresql_uris() -> None:
     assert jdbc_catalog_options("sqlite:////tmp/lh/catalog.db?timeout=60") == (
         "sqlite",
-        {"uri": "jdbc:sqlite:/tmp/lh/catalog.db"},
+        {"uri": "jdbc:sqlite:/tmp/lh/catalog.db", "clients": "1", "jdbc.busy_timeout": "60000"},
     )
     kind, options = jdbc_catalog_options("postgresql+psycopg2://u%40x:p%2Fw@db.local:5433/lake")
     assert kind == "postgresql"

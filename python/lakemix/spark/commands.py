@@ -1,0 +1,45 @@
+"""``lakemix spark ...``: the Spark engine from the command line."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+
+@click.group("spark")
+def spark_group() -> None:
+    """Run the dbt project on Spark, over the same Iceberg catalog (README, "Spark")."""
+
+
+@spark_group.command(
+    "dbt", context_settings={"ignore_unknown_options": True, "allow_extra_args": True}
+)
+@click.argument("dbt_args", nargs=-1, type=click.UNPROCESSED)
+def dbt_command(dbt_args: tuple[str, ...]) -> None:
+    """dbt DBT_ARGS --target spark, on a Spark session with the lakemix UDFs.
+
+    Example: lakemix spark dbt build --select +fct_clean_documents
+    """
+    from lakemix.spark.dbt import run_dbt
+    from lakemix.spark.runtime import SparkRuntimeError
+
+    if not dbt_args:
+        raise click.UsageError("name a dbt command, e.g. `lakemix spark dbt build`")
+    try:
+        code = run_dbt(dbt_args)
+    except (SparkRuntimeError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    sys.exit(code)
+
+
+@spark_group.command("runtime")
+def runtime_command() -> None:
+    """Assemble (once) and print the jars of the offline Iceberg Spark runtime."""
+    from lakemix.spark.runtime import SparkRuntimeError, iceberg_runtime_jars
+
+    try:
+        for path in iceberg_runtime_jars():
+            click.echo(path)
+    except SparkRuntimeError as exc:
+        raise click.ClickException(str(exc)) from None
