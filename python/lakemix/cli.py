@@ -113,7 +113,14 @@ def mix_plan_command(name: str) -> None:
 
 @mix_group.command("build")
 @click.argument("name")
-def mix_build_command(name: str) -> None:
+@click.option(
+    "--engine",
+    type=click.Choice(["duckdb", "spark"]),
+    default="duckdb",
+    show_default=True,
+    help="Run the mix models on DuckDB or on Spark (same Iceberg tables).",
+)
+def mix_build_command(name: str, engine: str) -> None:
     """Write the mix's plan to meta.mix_plans and materialize marts.mix_<name> (dbt build)."""
     from lakemix.mix.lakehouse import build, write_plan
     from lakemix.mix.plan import MixPlan
@@ -123,7 +130,7 @@ def mix_build_command(name: str) -> None:
     assert isinstance(plan, MixPlan)
     print_plan(plan, sys.stdout)
     write_plan(plan)
-    code = build(plan.spec)
+    code = build(plan.spec, engine=engine)
     if code != 0:
         raise click.ClickException(
             f"dbt build of mix {name} failed (exit {code}); the mix is not built"

@@ -125,11 +125,14 @@ def write_plan(plan: MixPlan, settings: Settings | None = None) -> None:
         tx.append(pa.Table.from_pylist(rows, schema=schema))
 
 
-def build(spec: MixSpec) -> int:
-    """Materialize marts.mix_<name> and its summary with dbt (tests included); dbt's exit code."""
-    dbt = Path(sys.executable).with_name("dbt")
-    cmd = [
-        str(dbt),
+def build(spec: MixSpec, *, engine: str = "duckdb") -> int:
+    """Materialize marts.mix_<name> and its summary with dbt (tests included); dbt's exit code.
+
+    Args:
+        spec: The mix.
+        engine: ``duckdb``, or ``spark`` (dbt's spark target, in this process).
+    """
+    arguments = [
         "build",
         "--select",
         "stg_meta__mix_plans+",
@@ -138,6 +141,13 @@ def build(spec: MixSpec) -> int:
         "--vars",
         f"{{lakemix_mix: {spec.name}}}",
     ]
+    if engine == "spark":
+        from lakemix.spark.dbt import run_dbt
+
+        return run_dbt(arguments)
+    if engine != "duckdb":
+        raise ValueError(f"engine must be duckdb or spark, got {engine!r}")
+    cmd = [str(Path(sys.executable).with_name("dbt")), *arguments]
     return subprocess.run(
         cmd, cwd=project_root() or Path.cwd(), env=dict(os.environ), check=False
     ).returncode

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from lakemix.settings import Settings
+from lakemix.settings import Settings, project_root
 
 
 def run_dbt(args: Sequence[str], *, settings: Settings | None = None) -> int:
@@ -21,6 +21,9 @@ def run_dbt(args: Sequence[str], *, settings: Settings | None = None) -> int:
     arguments = list(args)
     if "--target" in arguments or "-t" in arguments:
         raise ValueError("lakemix spark dbt sets --target spark itself; drop --target")
+    root = project_root()
+    if root is not None and "--project-dir" not in arguments:
+        arguments += ["--project-dir", str(root), "--profiles-dir", str(root)]
     spark_session(settings)
     result = dbtRunner().invoke([*arguments, "--target", "spark"])
     if result.exception is not None:
