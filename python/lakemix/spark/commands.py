@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -31,6 +32,25 @@ def dbt_command(dbt_args: tuple[str, ...]) -> None:
     except (SparkRuntimeError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
     sys.exit(code)
+
+
+@spark_group.command("check", context_settings={"ignore_unknown_options": True})
+@click.option("--target-root", type=click.Path(path_type=Path), default=Path("target/portability"))
+@click.argument("dbt_args", nargs=-1, type=click.UNPROCESSED)
+def check_command(target_root: Path, dbt_args: tuple[str, ...]) -> None:
+    """Compile every model for DuckDB and Spark; parse each query in its dialect (sqlglot).
+
+    Example: lakemix spark check --vars '{lakemix_mix: demo_unimax}'
+    """
+    from lakemix.spark.portability import PortabilityError, check_project
+    from lakemix.spark.runtime import SparkRuntimeError
+
+    try:
+        counts = check_project(target_root, dbt_args=list(dbt_args))
+    except (PortabilityError, SparkRuntimeError) as exc:
+        raise click.ClickException(str(exc)) from None
+    for target, count in counts.items():
+        click.echo(f"{target}: {count} compiled queries parse as {target} SQL")
 
 
 @spark_group.command("runtime")

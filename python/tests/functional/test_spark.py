@@ -37,6 +37,13 @@ def test_spark_build_equals_duckdb_build(lakehouse: Settings, tmp_path: Path) ->
     on_duckdb = current_snapshots(TABLES)
     duckdb_prints = fingerprint(on_duckdb, mix=MIX)
 
+    # Portability, before Spark builds: every query compiles for both targets and parses.
+    vars_ = f"{{lakemix_mix: {MIX}}}"
+    check = lakemix(
+        "spark", "check", "--target-root", str(tmp_path / "check"), "--vars", vars_, tmp=tmp_path
+    )
+    assert "queries parse as duckdb SQL" in check and "queries parse as spark SQL" in check
+
     out = lakemix("spark", "dbt", "build", "--full-refresh", tmp=tmp_path)
     assert "ERROR=0" in out and "target='spark'" in out
     lakemix("mix", "build", MIX, "--engine", "spark", tmp=tmp_path)
