@@ -1,0 +1,172 @@
+"""bench/engines: the same dbt project on DuckDB and on Spark local[2], over the same catalog.
+
+Usage: .venv/bin/python bench/engines.py [--docs 100000] [--seed 0] [--keep]
+
+Corpus: ``bench/corpus.py`` (cached in ``bench/out/corpus-<N>``), ingested once into a fresh
+temporary lakehouse. Then, each a command a user types:
+
+1. DuckDB: ``dbt build`` and ``lakemix mix build demo_unimax``;
+2. Spark: ``lakemix spark dbt build --full-refresh`` (every model recomputed from the raw
+   table, into new snapshots of the same Iceberg tables) and
+   ``lakemix mix build demo_unimax --engine spark``.
+
+For each: wall seconds, documents per second, and peak memory, the largest sum of the RSS of
+the command's whole process tree (dbt and DuckDB; or Python, the JVM and the pandas-UDF
+workers), sampled every 0.2 s. Both builds' fingerprints (clean set, clusters, mix checksum)
+must agree. Last, a sizing estimate for 1 TB and 10 TB of text from the measured Spark
+throughput per core. The machine has 2 shared cores: compare the ratios of one invocation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+from corpus import cached_corpus
+from mix import BIN, ROOT, Lakehouse
+
+MIX = "demo_unimax"
+SPARK_CORES = 2  # local[2]
+
+
+@dataclass(frozen=True)
+class Run:
+    seconds: float
+    peak_bytes: int
+
+
+def tree_rss(process: psutil.Process) -> int:
+    total = 0
+    for member in [process, *process.children(recursive=True)]:
+        with contextlib.suppress(psutil.Error):
+            total += member.memory_info().rss
+    return total
+
+
+def measured(house: Lakehouse, *commands: list[str]) -> Run:
+    """Run ``commands`` in turn (stopping the bench on a failure); time and peak tree RSS."""
+    peak = 0
+    start = time.perf_counter()
+    with house.log.open("ab") as log:
+        for cmd in commands:
+            log.write(f"\n$ {' '.join(cmd)}\n".encode())
+            log.flush()
+            proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=log)
+            watched = psutil.Process(proc.pid)
+            done = threading.Event()
+
+            def sample(watched: psutil.Process = watched, done: threading.Event = done) -> None:
+                nonlocal peak
+                while not done.wait(0.2):
+                    try:
+                        peak = max(peak, tree_rss(watched))
+                    except psutil.Error:
+                        return
+
+            sampler = threading.Thread(target=sample, daemon=True)
+            sampler.start()
+            code = proc.wait()
+            done.set()
+            sampler.join()
+            if code != 0:
+                raise house.fail(" ".join(cmd))
+    return Run(time.perf_counter() - start, peak)
+
+
+def corpus_text_bytes() -> tuple[int, int]:
+    """Raw documents and their UTF-8 text bytes."""
+    from lakemix import duck
+    from lakemix.catalog import catalog
+    from lakemix.versions.refs import scan_at
+
+    conn = duck.connect()
+    try:
+        scan = scan_at(catalog().load_table("raw.documents"), None)
+        row = conn.execute(f"select count(*), sum(strlen(text)) from {scan}").fetchone()
+    finally:
+        conn.close()
+    assert row is not None
+    return int(row[0]), int(row[1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--docs", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=0, help="corpus seed")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary lakehouse")
+    args = parser.parse_args()
+
+    from lakemix.spark.parity import CLEAN, CLUSTERS, current_snapshots, fingerprint
+
+    corpus = cached_corpus(args.docs, args.seed)
+    load = os.getloadavg()
+    print(
+        f"corpus {corpus.relative_to(ROOT)}: {args.docs:,} documents; load average "
+        f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (2 shared cores)"
+    )
+    home = Path(tempfile.mkdtemp(prefix="lakemix-bench-engines-"))
+    tables = [CLEAN, CLUSTERS, f"marts.mix_{MIX}"]
+    try:
+        house = Lakehouse(home)
+        print(f"lakemix ingest: {house.ingest(corpus):.1f} s (not measured below)")
+        documents, text_bytes = corpus_text_bytes()
+        lakemix = str(BIN / "lakemix")
+        duck = measured(house, [str(BIN / "dbt"), "build"], [lakemix, "mix", "build", MIX])
+        duck_print = fingerprint(current_snapshots(tables), mix=MIX)
+        spark = measured(
+            house,
+            [lakemix, "spark", "dbt", "build", "--full-refresh"],
+            [lakemix, "mix", "build", MIX, "--engine", "spark"],
+        )
+        spark_print = fingerprint(current_snapshots(tables), mix=MIX)
+        differences = spark_print.differences(duck_print)
+
+        print(f"{'engine':<16} {'seconds':>9} {'docs/s':>9} {'docs/s/core':>12} {'peak RSS':>10}")
+        for name, run, cores in (("DuckDB", duck, 2), ("Spark local[2]", spark, SPARK_CORES)):
+            rate = documents / run.seconds
+            print(
+                f"{name:<16} {run.seconds:9.1f} {rate:9.1f} {rate / cores:12.1f} "
+                f"{run.peak_bytes / 2**30:8.2f} GiB"
+            )
+        print(
+            f"Spark / DuckDB: {spark.seconds / duck.seconds:.2f}x the time, "
+            f"{spark.peak_bytes / duck.peak_bytes:.2f}x the peak memory"
+        )
+        print(
+            "fingerprints (clean set, clusters, mix checksum): "
+            + ("identical" if not differences else f"DIFFER in {', '.join(differences)}")
+        )
+
+        per_core = documents / spark.seconds / SPARK_CORES
+        bytes_per_doc = text_bytes / documents
+        print(f"sizing from Spark's {per_core:.1f} docs/s per core, {bytes_per_doc:,.0f} B/doc:")
+        for terabytes in (1, 10):
+            docs = terabytes * 1e12 / bytes_per_doc
+            core_hours = docs / per_core / 3600
+            print(
+                f"  {terabytes:>2} TB = {docs / 1e6:,.0f} M docs: {core_hours:,.0f} core-hours;"
+                f" in 24 h {core_hours / 24:,.0f} cores (e.g. {core_hours / 24 / 16:,.0f}"
+                " executors of 16 cores)"
+            )
+        if differences:
+            raise SystemExit(1)
+    finally:
+        if args.keep:
+            print(f"kept {home}")
+        else:
+            shutil.rmtree(home, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
