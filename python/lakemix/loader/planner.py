@@ -10,10 +10,17 @@ longer than a sequence continues in the next one.
 Planning needs only token counts, so it is cheap and sequential; the plans are turned into
 tensors by ``materialize.py``, in parallel. The state is the epoch, the schedule and the rank's
 cursor: resuming seeks straight to it, whatever the position.
+
+The windows are planned with numpy, several batches at a time (``ahead``): in stream
+coordinates (tokens from the cursor on), window ``j`` is ``[j*seq_len, j*seq_len + seq_len +
+1)``, cut at the end of the rank's stream, and its pieces are the samples that overlap it. The
+pieces and states are the same as planning one token range after another (the loops in
+``python/tests/unit/loader/reference.py``, which a test compares with this).
 """
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +30,9 @@ from torchdata.nodes import BaseNode
 
 from lakemix.loader.order import EpochOrder, epoch_order
 from lakemix.loader.schedule import Cursor, Schedule
+
+# Tokens' worth of batches planned in one step: numpy's per-call costs spread over many batches.
+PLAN_TOKENS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -49,6 +59,7 @@ class BatchPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is u
         rank, world_size: This rank, and how many share the epoch.
         seed: Seed of the shuffle.
         start: The state ``reset()`` without one starts from (a resume); else epoch 0.
+        ahead: Batches planned at once (about ``PLAN_TOKENS`` tokens' worth when None).
     """
 
     def __init__(
@@ -63,16 +74,18 @@ class BatchPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is u
         world_size: int,
         seed: int,
         start: dict[str, Any] | None = None,
+        ahead: int | None = None,
     ) -> None:
         super().__init__()
         self._keys, self._repeats, self._lengths = keys, repeats, lengths
-        self._window = seq_len + 1
+        self._seq_len = seq_len
         self._batch_size, self._rank, self._world_size, self._seed = (
             batch_size,
             rank,
             world_size,
             seed,
         )
+        self._ahead = ahead or max(1, PLAN_TOKENS // (batch_size * (seq_len + 1)))
         self._start = start
         self._total = int(repeats.sum())
         if not 0 <= rank < min(world_size, self._total):
@@ -80,27 +93,38 @@ class BatchPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is u
                 f"rank {rank} of {world_size} has nothing to read in an epoch of {self._total} "
                 "samples: use at most as many ranks as samples"
             )
+        # Tokens of an average sample: a first guess of how many samples a plan needs.
+        self._mean = max(1.0, float(lengths @ repeats) / self._total)
         self._epoch = 0
         self._order: EpochOrder | None = None
         self._order_epoch = -1
         self._schedule = Schedule(self._total, world_size)
+        self._pending = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
         self._cursor = Cursor()
+        # Planned, not yet delivered: (pieces, windows, cursor after the batch), in order.
+        self._planned: deque[tuple[NDArray[np.int64], int, Cursor]] = deque()
 
     def reset(self, initial_state: dict[str, Any] | None = None) -> None:
         super().reset(initial_state)
+        self._planned.clear()
         state = initial_state if initial_state is not None else self._start
         if state is None:
             self._epoch, self._cursor = 0, Cursor()
-            self._schedule = Schedule(self._total, self._world_size)
+            self._set_schedule(Schedule(self._total, self._world_size))
             return
         self._epoch = int(state["epoch"])
-        self._schedule = Schedule.from_dict(state["schedule"])
+        self._set_schedule(Schedule.from_dict(state["schedule"]))
         self._cursor = Cursor(*(int(v) for v in state["cursor"]))
         if self._schedule.total != self._total:
             raise ValueError(
                 f"the state is of an epoch of {self._schedule.total} samples, this split "
                 f"has {self._total}: it belongs to another release or split"
             )
+
+    def _set_schedule(self, schedule: Schedule) -> None:
+        self._schedule = schedule
+        pending = np.array(schedule.pending, dtype=np.int64).reshape(-1, 2)
+        self._pending = (pending[:, 0].copy(), pending[:, 1].copy())
 
     def get_state(self) -> dict[str, Any]:
         return {
@@ -110,32 +134,77 @@ class BatchPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is u
         }
 
     def next(self) -> BatchPlan:
-        if self._cursor.item >= self._schedule.count(self._rank):  # the epoch is done
-            self._epoch, self._cursor = self._epoch + 1, Cursor()
-            self._schedule = Schedule(self._total, self._world_size)
-        if self._order_epoch != self._epoch:
-            self._order = epoch_order(self._keys, self._repeats, seed=self._seed, epoch=self._epoch)
-            self._order_epoch = self._epoch
+        if not self._planned:
+            if self._cursor.item >= self._schedule.count(self._rank):  # the epoch is done
+                self._epoch, self._cursor = self._epoch + 1, Cursor()
+                self._set_schedule(Schedule(self._total, self._world_size))
+            if self._order_epoch != self._epoch:
+                self._order = epoch_order(
+                    self._keys, self._repeats, seed=self._seed, epoch=self._epoch
+                )
+                self._order_epoch = self._epoch
+            self._plan()
+        pieces, windows, self._cursor = self._planned.popleft()
+        return BatchPlan(pieces=pieces, windows=windows, state=self.get_state())
+
+    def _items(self, first: int, stop: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """``(positions, start tokens)`` of this rank's items ``first .. stop - 1``."""
+        index = self._rank + self._world_size * np.arange(first, stop, dtype=np.int64)
+        positions, starts = self._pending
+        if len(positions) == 0 or index[0] >= len(positions):
+            return self._schedule.tail + index - len(positions), np.zeros(len(index), np.int64)
+        cut = int(np.searchsorted(index, len(positions)))
+        head = index[:cut]
+        tail = self._schedule.tail + index[cut:] - len(positions)
+        return (
+            np.concatenate([positions[head], tail]),
+            np.concatenate([starts[head], np.zeros(len(tail), np.int64)]),
+        )
+
+    def _plan(self) -> None:
+        """Plan up to ``ahead`` batches from the cursor, none past the end of the epoch."""
         assert self._order is not None
         count = self._schedule.count(self._rank)
-        pieces: list[tuple[int, int, int, int, int]] = []
-        windows = 0
-        while windows < self._batch_size and self._cursor.item < count:
-            item, offset = self._cursor.item, self._cursor.offset
-            taken, last = 0, (item, offset)
-            window: list[tuple[int, int, int, int, int]] = []
-            while taken < self._window and item < count:
-                position, start = self._schedule.item(self._rank + self._world_size * item)
-                row = int(self._order.rows[position])
-                begin = start + offset
-                stop = min(int(self._lengths[row]), begin + self._window - taken)
-                window.append((windows, row, begin, stop, position))
-                taken += stop - begin
-                last = (item, stop - 1 - start)
-                item, offset = (item + 1, 0) if stop == self._lengths[row] else (item, offset)
-            pieces.extend(window)
-            windows += 1
-            # The next sequence starts at this one's last token; past the end, there is none.
-            self._cursor = Cursor(*last) if taken == self._window else Cursor(count, 0)
-        array = np.array(pieces, dtype=np.int64).reshape(-1, 5)
-        return BatchPlan(pieces=array, windows=windows, state=self.get_state())
+        first, offset, step = self._cursor.item, self._cursor.offset, self._seq_len
+        windows = self._ahead * self._batch_size
+        wanted = offset + windows * step + 1  # tokens from the start of item `first`
+        guess = int(wanted / self._mean * 1.25) + 8
+        while True:  # read samples until they cover every window, or the stream ends
+            stop = min(count, first + guess)
+            positions, starts = self._items(first, stop)
+            rows = self._order.rows[positions]
+            sizes = self._lengths[rows] - starts
+            ends = np.cumsum(sizes)
+            if stop == count or ends[-1] >= wanted:
+                break
+            guess *= 2
+        if ends[-1] < wanted:  # the stream ends: windows start while there is a token left
+            windows = min(windows, -(-(int(ends[-1]) - offset) // step))
+        begins = offset + step * np.arange(windows, dtype=np.int64)
+        stops = np.minimum(begins + step + 1, ends[-1])
+        firsts = np.searchsorted(ends, begins, side="right")
+        counts = np.searchsorted(ends, stops - 1, side="right") - firsts + 1
+        window = np.repeat(np.arange(windows, dtype=np.int64), counts)
+        bounds = np.cumsum(counts) - counts
+        item = np.arange(len(window), dtype=np.int64) + np.repeat(firsts - bounds, counts)
+        item_begins = (ends - sizes)[item]
+        pieces = np.empty((len(window), 5), dtype=np.int64)
+        pieces[:, 0] = window
+        pieces[:, 1] = rows[item]
+        pieces[:, 2] = starts[item] + np.maximum(begins[window], item_begins) - item_begins
+        pieces[:, 3] = starts[item] + np.minimum(stops[window], ends[item]) - item_begins
+        pieces[:, 4] = positions[item]
+        # Batch k holds windows k*batch_size on; its cursor is its last window's last token
+        # (the next window's first), or the end of the stream after a short window.
+        size = self._batch_size
+        lasts = np.minimum(np.arange(size, windows + size, size), windows) - 1
+        full = stops[lasts] - begins[lasts] == step + 1
+        tokens = begins[lasts] + step
+        at = np.minimum(np.searchsorted(ends, tokens, side="right"), len(ends) - 1)
+        offsets = tokens - (ends - sizes)[at]
+        cuts = np.searchsorted(window, np.arange(0, windows + size, size)).tolist()
+        for k, last in enumerate(lasts.tolist()):
+            part = pieces[cuts[k] : cuts[k + 1]]
+            part[:, 0] -= k * size
+            cursor = Cursor(first + int(at[k]), int(offsets[k])) if full[k] else Cursor(count, 0)
+            self._planned.append((part, last - k * size + 1, cursor))

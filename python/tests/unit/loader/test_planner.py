@@ -154,3 +154,44 @@ def test_elastic_resume_reads_every_remaining_token_once(
         plans = iter(lambda node=node: step(node), None)  # type: ignore[misc]
         seen.extend(t for plan in plans for t in inputs(plan, 8))
     assert Counter(seen) == epoch_tokens(docs)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    lengths=st.lists(st.integers(1, 40), min_size=1, max_size=25),
+    old=st.integers(1, 3),
+    data=st.data(),
+)
+def test_plans_equal_the_token_by_token_loops(lengths: list[int], old: int, data: Any) -> None:
+    """The vectorized planner gives the pieces and states of the plain loops, batch after batch,
+    across epochs and after an elastic resume, however many batches it plans at once."""
+    from tests.unit.loader.reference import LoopPlanner
+
+    repeats = data.draw(st.lists(st.integers(0, 3), min_size=len(lengths), max_size=len(lengths)))
+    repeats[0] += max(0, 3 - sum(repeats))
+    docs = documents(lengths, repeats)
+    options = {
+        "seq_len": data.draw(st.integers(2, 17)),
+        "batch_size": data.draw(st.integers(1, 4)),
+        "seed": 3,
+    }
+    states = []
+    for rank in range(old):  # a cut run of `old` ranks, to resume from its leftovers
+        node = planner(docs, rank=rank, world_size=old, **options)
+        last = node.state_dict()
+        for _ in range(data.draw(st.integers(0, 5))):
+            plan = step(node)
+            last = plan.state if plan is not None else last
+        states.append({**last, "rank": rank, "world_size": old})
+    new = data.draw(st.integers(1, old))
+    start = data.draw(st.sampled_from([None, merge_states(states, new)]))
+    size = new if start is not None else 1
+    for rank in range(size):
+        ahead = data.draw(st.sampled_from([None, 1, 2, 5]))
+        node = planner(docs, rank=rank, world_size=size, start=start, ahead=ahead, **options)
+        loops = LoopPlanner(**docs, rank=rank, world_size=size, start=start, **options)
+        for _ in range(data.draw(st.integers(1, 30))):
+            plan = next(node)
+            pieces, windows, state = loops.next()
+            assert plan.pieces.tolist() == pieces.tolist()
+            assert (plan.windows, plan.state) == (windows, state)
