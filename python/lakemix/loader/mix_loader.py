@@ -135,9 +135,9 @@ class MixLoader:
         return ", ".join(f"{k} {v} samples" for k, v in sorted(counts.items())) or "none"
 
     def _build(self) -> Any:
-        from torchdata.nodes import Loader, ParallelMapper
+        from torchdata.nodes import Batcher, Loader, ParallelMapper, Unbatcher
 
-        from lakemix.loader.materialize import Materializer
+        from lakemix.loader.materialize import GROUP_TOKENS, Materializer
         from lakemix.loader.planner import BatchPlanner
 
         planner = BatchPlanner(
@@ -152,10 +152,16 @@ class MixLoader:
             start=self._start,
         )
         materialize = Materializer(self.store_path, seq_len=self.seq_len, pad_id=self.store.eot)
+        # Consecutive plans are built together (numpy's per-call costs, and with workers the
+        # hand-over, are paid once a group); the batches come out one by one, in order.
+        group = max(1, GROUP_TOKENS // (self.batch_size * self.seq_len))
         mapped = ParallelMapper(
-            planner, materialize, num_workers=self.num_workers, method=self.worker_method
+            Batcher(planner, batch_size=group),
+            materialize,
+            num_workers=self.num_workers,
+            method=self.worker_method,
         )
-        return Loader(mapped, restart_on_stop_iteration=False)
+        return Loader(Unbatcher(mapped), restart_on_stop_iteration=False)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         """The rest of the current epoch (all of the next one once it is done)."""

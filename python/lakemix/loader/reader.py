@@ -37,6 +37,9 @@ class TokenStore:
             ids = batch.column("token_ids")
             self._values.append(np.asarray(ids.values, dtype=np.int32))
             self._offsets.append(np.asarray(ids.offsets, dtype=np.int64))
+        # Where each row's ids begin in its chunk's values (8 bytes a document).
+        bases = [o[:-1] for o in self._offsets] or [np.zeros(0, dtype=np.int64)]
+        self._bases = np.concatenate(bases).astype(np.int64)
 
     def _column(self, name: str) -> pa.ChunkedArray:
         chunks = [b.column(name) for b in self._batches]
@@ -70,6 +73,27 @@ class TokenStore:
         chunk, local = self._locate(row)
         base = int(self._offsets[chunk][local])
         return self._values[chunk][base + start : base + stop]
+
+    def gather(
+        self,
+        rows: NDArray[np.int64],
+        starts: NDArray[np.int64],
+        stops: NDArray[np.int64],
+        out: NDArray[np.int64],
+    ) -> None:
+        """Token ids ``starts[i]:stops[i]`` of the document in ``rows[i]``, for every ``i`` one
+        after the other, into ``out`` (one copy from the mapped file; ``out`` holds them all)."""
+        bases = self._bases[rows]
+        lows, highs = (bases + starts).tolist(), (bases + stops).tolist()
+        if len(self._values) == 1:
+            values = self._values[0]
+            spans = [values[low:high] for low, high in zip(lows, highs, strict=True)]
+        else:
+            chunks = self._chunk_of_row[rows].tolist()
+            spans = [
+                self._values[c][low:high] for c, low, high in zip(chunks, lows, highs, strict=True)
+            ]
+        np.concatenate(spans, out=out)
 
     def document_id(self, row: int) -> str:
         """The document id in ``row``."""

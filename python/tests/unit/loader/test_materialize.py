@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lakemix.loader.materialize import IGNORE_INDEX, Materializer
 from lakemix.loader.order import document_key
@@ -15,6 +19,13 @@ from lakemix.loader.reader import TokenStore
 from lakemix.loader.store import SCHEMA
 
 EOT = 99
+DTYPES = {
+    "input_ids": torch.int64,
+    "labels": torch.int64,
+    "attention_mask": torch.int8,
+    "segment_ids": torch.int32,
+    "position_ids": torch.int32,
+}
 
 
 def write_store(path: Path, documents: list[list[int]], repeats: list[int]) -> TokenStore:
@@ -50,7 +61,7 @@ def test_batches_hold_inputs_labels_masks_and_provenance(tmp_path: Path) -> None
     owners: list[str] = []
     ends: list[tuple[int, int, int]] = []  # (first input, last label, inputs) of each sequence
     while (plan := next(node)).state["epoch"] == 0:
-        batch, state = make(plan)
+        ((batch, state),) = make([plan])
         assert state == plan.state
         real = batch["attention_mask"].bool()
         for w in range(plan.windows):
@@ -79,3 +90,41 @@ def test_batches_hold_inputs_labels_masks_and_provenance(tmp_path: Path) -> None
     assert len(stream) == sum(len(documents[int(d[4:])]) + 1 for d in copies)
     assert stream.count(EOT) == len(copies) and "doc-2" not in owners
     assert store.vocabulary().tolist() == sorted({t for d in documents for t in d} | {EOT})
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lengths=st.lists(st.integers(1, 30), min_size=1, max_size=20),
+    data=st.data(),
+)
+def test_batches_equal_the_token_by_token_loops(
+    tmp_path_factory: pytest.TempPathFactory, lengths: list[int], data: Any
+) -> None:
+    """Every batch of three epochs holds what the plain loops write, padding included, however
+    many consecutive plans are built together."""
+    from tests.unit.loader.reference import loop_tensors
+
+    repeats = data.draw(st.lists(st.integers(0, 3), min_size=len(lengths), max_size=len(lengths)))
+    repeats[0] += 1
+    documents = [[1000 + 37 * i + t for t in range(n - 1)] for i, n in enumerate(lengths)]
+    path = tmp_path_factory.mktemp("store") / "store.arrow"
+    store = write_store(path, documents, repeats)
+    seq_len, batch_size = data.draw(st.integers(2, 12)), data.draw(st.integers(1, 4))
+    node = BatchPlanner(
+        keys=store.keys, repeats=store.repeats, lengths=store.lengths, seq_len=seq_len,
+        batch_size=batch_size, rank=0, world_size=1, seed=2,
+    )  # fmt: skip
+    make = Materializer(path, seq_len=seq_len, pad_id=EOT)
+    plans = []
+    while (plan := next(node)).state["epoch"] < 3:
+        plans.append(plan)
+    group = data.draw(st.integers(1, 6))  # plans built together (across epochs too)
+    for at in range(0, len(plans), group):
+        built = make(plans[at : at + group])
+        for plan, (batch, state) in zip(plans[at : at + group], built, strict=True):
+            assert state == plan.state
+            expected = loop_tensors(store, plan.pieces, plan.windows, seq_len=seq_len, pad_id=EOT)
+            assert batch["document_ids"] == expected.pop("document_ids")
+            for name, array in expected.items():
+                assert batch[name].dtype == DTYPES[name], name
+                assert batch[name].tolist() == array.tolist(), name
