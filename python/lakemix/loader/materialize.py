@@ -20,6 +20,7 @@ FIELDS = ("input_ids", "labels", "attention_mask", "segment_ids", "position_ids"
 # Tokens of the batches built in one call: enough to spread its fixed costs, little enough
 # for its arrays to stay in the CPU's cache.
 GROUP_TOKENS = 1 << 18
+GROUP_BATCHES = 32  # and at most this many: the first batch waits for its whole group
 BLOCKS = 4  # blocks of memory a Materializer keeps for reuse
 
 

@@ -137,7 +137,7 @@ class MixLoader:
     def _build(self) -> Any:
         from torchdata.nodes import Batcher, Loader, ParallelMapper, Unbatcher
 
-        from lakemix.loader.materialize import GROUP_TOKENS, Materializer
+        from lakemix.loader.materialize import GROUP_BATCHES, GROUP_TOKENS, Materializer
         from lakemix.loader.planner import BatchPlanner
 
         planner = BatchPlanner(
@@ -154,7 +154,7 @@ class MixLoader:
         materialize = Materializer(self.store_path, seq_len=self.seq_len, pad_id=self.store.eot)
         # Consecutive plans are built together (numpy's per-call costs, and with workers the
         # hand-over, are paid once a group); the batches come out one by one, in order.
-        group = max(1, GROUP_TOKENS // (self.batch_size * self.seq_len))
+        group = min(GROUP_BATCHES, max(1, GROUP_TOKENS // (self.batch_size * self.seq_len)))
         mapped = ParallelMapper(
             Batcher(planner, batch_size=group),
             materialize,

@@ -33,6 +33,7 @@ from lakemix.loader.schedule import Cursor, Schedule
 
 # Tokens' worth of batches planned in one step: numpy's per-call costs spread over many batches.
 PLAN_TOKENS = 1 << 20
+PLAN_BATCHES = 256  # and at most this many: a resume plans one step before its first batch
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ class BatchPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is u
             world_size,
             seed,
         )
-        self._ahead = ahead or max(1, PLAN_TOKENS // (batch_size * (seq_len + 1)))
+        self._ahead = ahead or min(PLAN_BATCHES, max(1, PLAN_TOKENS // (batch_size * seq_len)))
         self._start = start
         self._total = int(repeats.sum())
         if not 0 <= rank < min(world_size, self._total):
