@@ -119,6 +119,8 @@ def spark_session(settings: Settings | None = None, *, master: str | None = None
     conf = spark_conf(settings, master=master)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    if conf["spark.master"].startswith("local"):  # not the machine's name: quiet and offline
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     Path(conf["spark.local.dir"]).mkdir(parents=True, exist_ok=True)
     builder = SparkSession.builder
     for key, value in conf.items():
