@@ -52,24 +52,22 @@ effective_thresholds as (
 ),
 
 {#- Every column but the key is a signal (language_score and stop_word_count included). -#}
-{%- set signal_columns = lakemix.columns_of(ref('int_documents_quality_scored'), exclude=['document_id', 'language']) %}
-
 signals_renamed as (
     select
-        document_id,
-        language as document_language,
-        {{ signal_columns }}
+        {{ lakemix.star_except('signals', ref('int_documents_quality_scored'), ['language']) }},
+        language as document_language
     from signals
 ),
 
 signals_long as (
-    select
-        document_id,
-        document_language,
-        signal,
-        signal_value
-    from signals_renamed
-    unpivot (signal_value for signal in ({{ signal_columns }}))
+    {{ lakemix.unpivot_except(
+        'signals_renamed',
+        ref('int_documents_quality_scored'),
+        ['document_id', 'document_language'],
+        'signal',
+        'signal_value',
+        renamed={'document_language': 'language'},
+    ) }}
 ),
 
 rules_evaluated as (

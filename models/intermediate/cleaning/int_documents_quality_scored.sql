@@ -25,7 +25,7 @@ documents_quality_scored as (
         language,
         language_score,
         stop_word_count,
-        signals.*
+        {{ lakemix.struct_columns('signals') }}
     from documents_measured
 )
 
