@@ -47,25 +47,13 @@ class _Recorder:
         self.functions.append(RecordedFunction(name, function, return_type))
 
 
-def _nfc_normalize(texts: Any) -> Any:
-    import pyarrow.compute as pc
-
-    return pc.utf8_normalize(texts, form="NFC")
-
-
 def recorded_functions() -> list[RecordedFunction]:
-    """Every lakemix UDF with its DuckDB return type, and the built-ins Spark lacks."""
+    """Every lakemix UDF with its DuckDB return type."""
     import importlib
-
-    import duckdb
 
     recorder = _Recorder()
     for name in MODULES:
         importlib.import_module(f"lakemix.udf.{name}").register(recorder)
-    # DuckDB's nfc_normalize (macros/normalize_text.sql).
-    recorder.create_function(
-        "lakemix_nfc_normalize", _nfc_normalize, ["VARCHAR"], duckdb.sqltype("VARCHAR")
-    )
     return recorder.functions
 
 

@@ -67,7 +67,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from lakemix.udf.arrow import TEXT_TYPES
+from lakemix.udf.utf8 import text_buffers
 
 if TYPE_CHECKING:
     import duckdb
@@ -1468,20 +1468,6 @@ def _stop_word_kernel(
 # --- Arrow API -------------------------------------------------------------------------------
 
 
-def _buffers(chunk: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """UTF-8 bytes, int64 offsets (rebased on the slice) and validity of a string array."""
-    if not any(getattr(pa.types, f"is_{name}")(chunk.type) for name in TEXT_TYPES):
-        raise TypeError(f"texts must be an Arrow array of strings, got {chunk.type}")
-    chunk = chunk.cast(pa.large_string())
-    valid = chunk.is_valid().to_numpy(zero_copy_only=False)
-    _, offsets_buffer, data_buffer = chunk.buffers()
-    if offsets_buffer is None:  # an all-null array cast from the null type
-        return np.zeros(1, np.uint8), np.zeros(len(chunk) + 1, np.int64), valid
-    offsets = np.frombuffer(offsets_buffer, np.int64)[chunk.offset : chunk.offset + len(chunk) + 1]
-    data = np.zeros(1, np.uint8) if data_buffer is None else np.frombuffer(data_buffer, np.uint8)
-    return data, offsets, valid
-
-
 def split_words(text: str) -> list[str]:
     """The words of ``text`` as the signals split them (see the module docstring).
 
@@ -1515,7 +1501,7 @@ def quality_signals(texts: pa.Array | pa.ChunkedArray) -> pa.StructArray:
     tables = _tables()
     results = []
     for chunk in chunks:
-        data, offsets, valid = _buffers(chunk)
+        data, offsets, valid = text_buffers(chunk)
         out = np.zeros((len(chunk), len(SIGNALS)), dtype=np.float64)
         _signals_kernel(data, offsets, valid, tables.flags, tables.lower, tables.kernel, out)
         arrays = [
@@ -1574,10 +1560,10 @@ def stop_word_count(
         texts = texts.combine_chunks()
     if isinstance(languages, pa.ChunkedArray):
         languages = languages.combine_chunks()
-    _buffers(languages)  # type check
+    text_buffers(languages)  # type check
     index = pc.index_in(languages.cast(pa.large_string()), pa.array(codes, pa.large_string()))
     lang = index.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
-    data, offsets, valid = _buffers(texts)
+    data, offsets, valid = text_buffers(texts)
     lang[~valid] = -1
     out = np.zeros(len(texts), dtype=np.int64)
     _stop_word_kernel(

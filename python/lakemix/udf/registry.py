@@ -9,7 +9,9 @@ if TYPE_CHECKING:
     import duckdb
 
 # Modules with a ``register(conn)``; imported when registering, not at import time.
-MODULES = ("components", "jaccard", "langid", "minhash", "pii", "quality", "tokens")
+MODULES = (
+    *("components", "jaccard", "langid", "minhash", "normalize", "pii", "quality", "tokens"),
+)
 
 
 def register_all(conn: duckdb.DuckDBPyConnection) -> None:

@@ -179,3 +179,10 @@ def test_duckdb_udf_over_thousands_of_rows() -> None:
     assert row[1]["language"] == "ru" and row[1]["script"] == "Cyrl"
     kind = conn.sql("select lakemix_language(text) from docs limit 1").types[0]
     assert str(kind) == 'STRUCT("language" VARCHAR, script VARCHAR, language_score DOUBLE)'
+
+
+def test_no_letter_lies_beyond_the_script_table() -> None:
+    from lakemix.udf.scripts import LAST_LETTER as _LAST_LETTER
+
+    beyond = (chr(cp) for cp in range(_LAST_LETTER + 1, 0x110000))
+    assert not any(unicodedata.category(c)[0] == "L" for c in beyond)
