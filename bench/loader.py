@@ -12,7 +12,8 @@ Arrow file MixLoader builds from the release), and each runs until ``--tokens`` 
 * ceiling: pyarrow reading the store's token column from the same file, batch by batch, into
   int64 arrays (what a loader must at least do);
 * MixLoader with 0, 1 and 2 worker threads, and 2 worker processes: packed ``seq_len`` batches
-  of torch tensors with masks and provenance; tokens are real input tokens. Also the seconds
+  of torch tensors with document boundaries and provenance (its default fields); tokens are
+  real input tokens. Also the seconds
   from construction to the first batch, on the first use of the release (the bench's own
   lakehouse drops its token store first; with ``--home`` the store is used if it exists) and
   once the store exists, and the cost of a resume early and late in an epoch;
@@ -112,7 +113,10 @@ def mix_loader(options: dict[str, Any], **more: Any) -> Any:
 
 def loader_batches(loader: Any) -> Iterator[int]:
     for batch in loader:
-        yield int(batch["attention_mask"].sum())
+        if "cu_seqlens" in batch:  # its last value is the batch's real input tokens
+            yield int(batch["cu_seqlens"][-1])
+        else:  # the batch format before cu_seqlens (to measure older commits)
+            yield int(batch["attention_mask"].sum())
 
 
 def hf_streaming(store: Path, folder: Path, seq_len: int, batch_size: int) -> Iterator[int]:

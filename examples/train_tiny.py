@@ -109,6 +109,7 @@ def main() -> None:
         batch_size=args.batch_size,
         num_workers=args.num_workers,
         seed=args.seed,
+        extra_fields=("segment_ids", "position_ids"),  # the model takes per-token boundaries
     )
     vocabulary = torch.from_numpy(loader.store.vocabulary().astype("int64"))
     model = TinyLM(vocabulary, dim=32, layers=2, heads=2, seq_len=args.seq_len)
@@ -135,7 +136,7 @@ def main() -> None:
             loss_t.backward()
             optimizer.step()
             step, loss = step + 1, float(loss_t.detach())
-            tokens += int(batch["attention_mask"].sum())
+            tokens += int(batch["cu_seqlens"][-1])  # real input tokens (padding follows)
             if step % 25 == 0 and main_rank:
                 rate = tokens / (time.perf_counter() - started)
                 print(f"step {step} loss {loss:.4f} tokens {tokens} ({rate:,.0f}/s)", flush=True)

@@ -12,11 +12,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from lakemix.loader.boundaries import check_extra_fields
 from lakemix.loader.planner import BatchPlan
 from lakemix.loader.reader import TokenStore
 
 IGNORE_INDEX = -100  # the label torch.nn.functional.cross_entropy ignores by default
-FIELDS = ("input_ids", "labels", "attention_mask", "segment_ids", "position_ids")
+# The type of each extra per-token field (boundaries.py derives the same from cu_seqlens).
+EXTRA_TYPES = {"attention_mask": np.int8, "segment_ids": np.int32, "position_ids": np.int32}
 # Tokens of the batches built in one call: enough to spread its fixed costs, little enough
 # for its arrays to stay in the CPU's cache.
 GROUP_TOKENS = 1 << 18
@@ -60,29 +62,45 @@ class Blocks:
 class Materializer:
     """Reads the planned tokens from the store and packs them into batches.
 
-    A batch is a dict: ``input_ids``, ``labels`` (``-100`` where there is nothing to predict),
-    ``attention_mask`` (1 for real tokens, 0 for padding; only the last sequence of a rank's
-    epoch is padded), ``segment_ids`` (which document of the sequence each input token belongs
-    to, -1 for padding: a document-boundary mask is ``segment_ids[:, :, None] ==
-    segment_ids[:, None, :]``), ``position_ids`` (positions restarting at each document), all
-    ``[batch, seq_len]`` tensors: ``input_ids`` and ``labels`` int64 (what ``nn.Embedding``
-    and ``cross_entropy`` take), ``segment_ids`` and ``position_ids`` int32, ``attention_mask``
-    int8, which is 25 bytes a token to write instead of 40; and ``document_ids``: the ids of the
-    documents packed in each sequence, in order (the provenance).
+    A batch is a dict: ``input_ids`` and ``labels``, ``[batch, seq_len]`` int64 (what
+    ``nn.Embedding`` and ``cross_entropy`` take; labels ``-100`` where there is nothing to
+    predict); ``cu_seqlens``, the document boundaries in O(documents) (``boundaries.py``: int32
+    cumulative lengths of the sequences' document segments over the flattened inputs, as
+    ``flash_attn_varlen_func`` takes them; its last value is the number of real tokens, padding
+    follows them); ``document_ids``: the ids of the documents packed in each sequence, in order
+    (the provenance); and each of ``extra_fields`` asked for, ``[batch, seq_len]``:
+    ``attention_mask`` (int8, 1 for real tokens, 0 for padding), ``segment_ids`` (int32, which
+    document of the sequence each input token belongs to, -1 for padding), ``position_ids``
+    (int32, positions restarting at each document).
+
+    A window starts at the previous window's last token, so the inputs of consecutive full
+    windows, row after row, are one run of the rank's token stream and the labels the same run
+    one token later: ``labels`` is a view of the same memory as ``input_ids``, one token on
+    (as nanoGPT and Megatron slice one buffer), and both are contiguous. 8 bytes a token to
+    write instead of 16; an in-place edit of one shows in the other (and in the next batch's
+    first input): ``.clone()`` before editing. Only the batch that ends a rank's epoch has
+    labels of its own, since its padding has ``-100`` labels but pad inputs.
 
     It is called with several consecutive plans at once and builds their batches together,
-    with a few whole-array numpy operations: a window starts at the previous window's last
-    token, so the inputs of consecutive full windows, row after row, are one run of the
-    rank's token stream and the labels the same run one token later. One copy out of the
-    mapped file gives both; segments and positions repeat per piece. Padding (a short window,
-    the end of a rank's epoch) is laid out window by window. The batches' tensors are views
-    of the group's arrays.
+    with a few whole-array numpy operations: one copy out of the mapped file gives every input
+    and label of the group. The batches' tensors are views of the group's arrays.
 
     Picklable: each worker process opens the store itself, on first use.
+
+    Raises:
+        ValueError: An unknown name in ``extra_fields``.
     """
 
-    def __init__(self, store: str | Path, *, seq_len: int, pad_id: int) -> None:
+    def __init__(
+        self,
+        store: str | Path,
+        *,
+        seq_len: int,
+        pad_id: int,
+        extra_fields: Sequence[str] = (),
+    ) -> None:
         self.path, self.seq_len, self.pad_id = Path(store), seq_len, pad_id
+        self.extra_fields = check_extra_fields(extra_fields)
         self._store: TokenStore | None = None
         self._counting = np.arange(0, dtype=np.int32)
         self._blocks = Blocks()
@@ -111,13 +129,13 @@ class Materializer:
         store, length = self._store, self.seq_len
         assert store is not None
         per_plan = [p.windows for p in plans]
+        counts = [len(p.pieces) for p in plans]
         windows = sum(per_plan)
         n = windows * length
         pieces = np.concatenate([p.pieces for p in plans]) if len(plans) > 1 else plans[0].pieces
         window = pieces[:, 0]
         if len(plans) > 1:  # number the windows of the group
-            shift = np.cumsum(per_plan) - per_plan
-            window = window + np.repeat(shift, [len(p.pieces) for p in plans])
+            window = window + np.repeat(np.cumsum(per_plan) - per_plan, counts)
         rows, starts, stops = pieces[:, 1], pieces[:, 2], pieces[:, 3].copy()
         lasts = np.append(np.flatnonzero(window[1:] != window[:-1]), len(window) - 1)
         firsts = np.append(0, lasts[:-1] + 1)
@@ -133,40 +151,80 @@ class Materializer:
         sizes = stops - starts
         read = int(sizes.sum())
         real = min(read, n)  # input tokens; the rest is padding
-        # One block for the five arrays of the group: tokens (n + 1: the last is only a
-        # label) and labels as int64, segments and positions as int32, attention as int8.
-        block = self._blocks.take(25 * n + 8)
-        tokens = block[: 8 * n + 8].view(np.int64)
-        labels = block[8 * n + 8 : 16 * n + 8].view(np.int64)
-        segments = block[16 * n + 8 : 20 * n + 8].view(np.int32)
-        positions = block[20 * n + 8 : 24 * n + 8].view(np.int32)
-        attention = block[24 * n + 8 : 25 * n + 8].view(np.int8)
-        store.gather(rows, starts, stops, tokens[:read])
-        tokens[read:] = self.pad_id
-        np.copyto(labels, tokens[1:])
-        labels[read - 1 :] = IGNORE_INDEX
-        attention.fill(1)
-        attention[real:] = 0
-        inputs = sizes
+        inputs = sizes  # input tokens of each piece
         if read > n:
             inputs = sizes.copy()
             inputs[-1] -= 1  # the group's last token is only a label
-        segment = np.arange(len(rows), dtype=np.int32) - np.repeat(firsts, lasts - firsts + 1)
-        np.copyto(segments[:real], np.repeat(segment.astype(np.int32), inputs))
-        segments[real:] = -1
-        starts_at = np.repeat((np.cumsum(inputs) - inputs).astype(np.int32), inputs)
-        np.subtract(self._count(real), starts_at, out=positions[:real])
-        positions[real:] = 0
-        ids = [store.document_id(row) for row in rows.tolist()]
-        documents = [ids[a : b + 1] for a, b in zip(firsts.tolist(), lasts.tolist(), strict=True)]
+        padded = read <= n
+        own = per_plan[-1] * length if padded else 0  # the last batch's own labels
+        extra = [(name, EXTRA_TYPES[name]) for name in self.extra_fields]
+        widths = sum(np.dtype(kind).itemsize for _, kind in extra)
+        # One block for the group: its n + 1 tokens (inputs, and one on, labels), the own
+        # labels of an epoch's last batch, the extra fields.
+        block = self._blocks.take(8 * (n + 1 + own) + widths * n)
+        tokens = block[: 8 * n + 8].view(np.int64)
+        store.gather(rows, starts, stops, tokens[:read])
+        tokens[read:] = self.pad_id
+        flat = torch.from_numpy(tokens)
         shape = (windows, length)
-        arrays = (tokens[:n], labels, attention, segments, positions)
-        fields = [torch.split(torch.from_numpy(a.reshape(shape)), per_plan) for a in arrays]
+        input_ids = torch.split(flat[:n].view(shape), per_plan)
+        labels = list(torch.split(flat[1:].view(shape), per_plan))
+        if padded:
+            mine = block[8 * n + 8 : 8 * (n + 1 + own)].view(np.int64)
+            np.copyto(mine, tokens[n - own + 1 :])
+            mine[read - 1 - (n - own) :] = IGNORE_INDEX
+            labels[-1] = torch.from_numpy(mine.reshape(-1, length))
+        # Document segments of each batch: cumulative input tokens of its non-empty pieces
+        # (a window's last piece is empty when its only token there is a label).
+        plan_of = np.repeat(np.arange(len(plans)), counts)
+        keep = inputs > 0
+        offsets = (np.cumsum(per_plan) - per_plan) * length  # each batch's first token
+        bounds = (np.cumsum(inputs) - offsets[plan_of])[keep].astype(np.int32)
+        kept = np.bincount(plan_of[keep], minlength=len(plans))
+        cu = torch.from_numpy(np.insert(bounds, np.cumsum(kept) - kept, 0))
+        cu_seqlens = torch.split(cu, (kept + 1).tolist())
+        fields = []
+        at = 8 * (n + 1 + own)
+        for name, kind in extra:
+            array = block[at : at + np.dtype(kind).itemsize * n].view(kind)
+            at += array.nbytes
+            self._fill(name, array, inputs, firsts, lasts, real)
+            fields.append((name, torch.split(torch.from_numpy(array.reshape(shape)), per_plan)))
+        ids = store.document_ids(rows.tolist())
+        documents = [ids[a : b + 1] for a, b in zip(firsts.tolist(), lasts.tolist(), strict=True)]
         out = []
         at = 0
         for k, plan in enumerate(plans):
-            batch: dict[str, Any] = {name: f[k] for name, f in zip(FIELDS, fields, strict=True)}
+            batch: dict[str, Any] = {
+                "input_ids": input_ids[k],
+                "labels": labels[k],
+                "cu_seqlens": cu_seqlens[k],
+            }
+            for name, arrays in fields:
+                batch[name] = arrays[k]
             batch["document_ids"] = documents[at : at + plan.windows]
             at += plan.windows
             out.append((batch, plan.state))
         return out
+
+    def _fill(
+        self,
+        name: str,
+        out: NDArray[Any],
+        inputs: NDArray[np.int64],
+        firsts: NDArray[np.int64],
+        lasts: NDArray[np.int64],
+        real: int,
+    ) -> None:
+        """Extra field ``name`` of a group into ``out``: its pieces have ``inputs`` input tokens
+        each, window ``w``'s are pieces ``firsts[w] .. lasts[w]``; padding after ``real``."""
+        if name == "attention_mask":
+            out[:real], out[real:] = 1, 0
+        elif name == "segment_ids":
+            segment = np.arange(len(inputs), dtype=np.int32) - np.repeat(firsts, lasts - firsts + 1)
+            np.copyto(out[:real], np.repeat(segment.astype(np.int32), inputs))
+            out[real:] = -1
+        else:  # position_ids: restart at each piece (a window starts a piece)
+            starts_at = np.repeat((np.cumsum(inputs) - inputs).astype(np.int32), inputs)
+            np.subtract(self._count(real), starts_at, out=out[:real])
+            out[real:] = 0

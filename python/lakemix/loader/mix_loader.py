@@ -6,6 +6,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from lakemix.loader.boundaries import check_extra_fields
 from lakemix.loader.reader import TokenStore
 from lakemix.loader.schedule import Cursor, Schedule
 from lakemix.settings import Settings
@@ -65,6 +66,11 @@ class MixLoader:
         num_workers: Worker threads or processes that build batches (0: in the caller).
         seed: Seed of the shuffle.
         worker_method: ``thread`` or ``process``.
+        extra_fields: Per-token tensors to add to each batch, any of ``attention_mask``,
+            ``segment_ids``, ``position_ids`` (``lakemix.loader.boundaries`` derives them from
+            ``cu_seqlens`` too). A batch always has ``input_ids``, ``labels`` (a view of the
+            inputs' memory one token on: ``.clone()`` before editing either in place),
+            ``cu_seqlens`` and ``document_ids``.
         settings: The lakehouse; from the environment when None.
 
     Raises:
@@ -85,6 +91,7 @@ class MixLoader:
         num_workers: int = 0,
         seed: int = 0,
         worker_method: Literal["thread", "process"] = "thread",
+        extra_fields: Sequence[str] = (),
         settings: Settings | None = None,
     ) -> None:
         from lakemix.loader.store import build_store
@@ -99,6 +106,7 @@ class MixLoader:
             )
         if worker_method not in ("thread", "process"):
             raise ValueError(f"worker_method must be 'thread' or 'process', got {worker_method!r}")
+        self.extra_fields = check_extra_fields(extra_fields)
         if rank is None or world_size is None:
             found = _distributed()
             rank = found[0] if rank is None else rank
@@ -151,7 +159,12 @@ class MixLoader:
             seed=self.seed,
             start=self._start,
         )
-        materialize = Materializer(self.store_path, seq_len=self.seq_len, pad_id=self.store.eot)
+        materialize = Materializer(
+            self.store_path,
+            seq_len=self.seq_len,
+            pad_id=self.store.eot,
+            extra_fields=self.extra_fields,
+        )
         # Consecutive plans are built together (numpy's per-call costs, and with workers the
         # hand-over, are paid once a group); the batches come out one by one, in order.
         group = min(GROUP_BATCHES, max(1, GROUP_TOKENS // (self.batch_size * self.seq_len)))

@@ -105,6 +105,13 @@ class TokenStore:
             found = self._ids[row] = str(self._batches[chunk].column("document_id")[local].as_py())
         return found
 
+    def document_ids(self, rows: list[int]) -> list[str]:
+        """The document ids in ``rows``, in order (one dictionary look-up a row once cached)."""
+        found = list(map(self._ids.get, rows))
+        if None in found:
+            return [self.document_id(row) for row in rows]
+        return found  # type: ignore[return-value]  # no None left
+
     def language(self, row: int) -> str:
         """The language of the document in ``row``."""
         chunk, local = self._locate(row)

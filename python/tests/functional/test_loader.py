@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lakemix.cli import main
-from lakemix.loader import MixLoader
+from lakemix.loader import MixLoader, boundaries
 from lakemix.settings import Settings
 from lakemix.versions import ReleaseError, get_release
 from tests.conftest import BIN, ROOT, released_lakehouse, run
@@ -39,8 +39,9 @@ def tokens_per_document(batches: list[dict[str, Any]]) -> Counter[str]:
     """Real input tokens of each document id (a copy counts its tokens again)."""
     counts: Counter[str] = Counter()
     for batch in batches:
+        segment_ids = boundaries.segment_ids(batch)
         for row, documents in enumerate(batch["document_ids"]):
-            segments = batch["segment_ids"][row][batch["attention_mask"][row].bool()]
+            segments = segment_ids[row][segment_ids[row] >= 0]
             for segment, n in Counter(segments.tolist()).items():
                 counts[documents[segment]] += n
     return counts
@@ -64,7 +65,7 @@ def test_an_epoch_is_the_release(release: Settings) -> None:
     train = [s for s in manifest["stats"] if s["split"] == "train"]
     # Every token of every copy once, plus one end-of-text token per copy.
     expected = sum(s["tokens"] + s["samples"] for s in train)
-    assert sum(int(b["attention_mask"].sum()) for b in epoch) == expected
+    assert sum(int(b["cu_seqlens"][-1]) for b in epoch) == expected
     languages: Counter[str] = Counter()
     store = mix.store
     rows = {store.document_id(r): r for r in range(len(store))}
@@ -76,6 +77,12 @@ def test_an_epoch_is_the_release(release: Settings) -> None:
     batch = epoch[0]
     assert batch["input_ids"].shape == (4, 64) and batch["input_ids"].dtype == torch.int64
     assert torch.equal(batch["labels"][:, :-1], batch["input_ids"][:, 1:])
+    assert set(batch) == {"input_ids", "labels", "cu_seqlens", "document_ids"}
+    asked = loader(release, extra_fields=["segment_ids", "attention_mask"])
+    first = next(iter(asked))
+    fields = ["input_ids", "labels", "cu_seqlens", "segment_ids", "attention_mask"]
+    assert list(first) == [*fields, "document_ids"]
+    assert torch.equal(first["segment_ids"], boundaries.segment_ids(batch))
     second = list(mix)  # the next epoch: same samples, another order
     assert not same(second, epoch)
     assert tokens_per_document(second) == tokens_per_document(epoch)
@@ -134,6 +141,8 @@ def test_bad_input_is_refused_clearly(release: Settings, tmp_path: Path) -> None
         loader(release, seq_len=1)
     with pytest.raises(ValueError, match="unknown split 'test'"):
         loader(release, split="test")
+    with pytest.raises(ValueError, match=r"unknown extra field 'masks'; choose among"):
+        loader(release, extra_fields=["segment_ids", "masks"])
     other = loader(release, seed=6)
     with pytest.raises(ValueError, match="the state is of"):
         other.load_state_dict(loader(release).state_dict())

@@ -82,6 +82,7 @@ def loop_tensors(
     counting = np.arange(length, dtype=np.int64)
     filled = [0] * windows
     documents: list[list[str]] = [[] for _ in range(windows)]
+    cu_seqlens = [0]  # where each piece with input tokens ends, over the flattened batch
     for window, row, start, stop, _position in pieces.tolist():
         at, size = filled[window], stop - start
         ids = store.tokens(row, start, stop)
@@ -90,6 +91,7 @@ def loop_tensors(
             inputs[window, at:end] = ids[: end - at]
             segments[window, at:end] = len(documents[window])
             positions[window, at:end] = counting[: end - at]
+            cu_seqlens.append(window * length + end)
         first = max(at, 1)
         labels[window, first - 1 : at + size - 1] = ids[first - at :]
         documents[window].append(store.document_id(row))
@@ -105,5 +107,6 @@ def loop_tensors(
         "attention_mask": attention,
         "segment_ids": segments,
         "position_ids": positions,
+        "cu_seqlens": np.array(cu_seqlens, dtype=np.int64),
         "document_ids": documents,
     }

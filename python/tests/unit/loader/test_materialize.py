@@ -12,6 +12,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lakemix.loader import boundaries
+from lakemix.loader.boundaries import EXTRA_FIELDS
 from lakemix.loader.materialize import IGNORE_INDEX, Materializer
 from lakemix.loader.order import document_key
 from lakemix.loader.planner import BatchPlanner
@@ -22,6 +24,7 @@ EOT = 99
 DTYPES = {
     "input_ids": torch.int64,
     "labels": torch.int64,
+    "cu_seqlens": torch.int32,
     "attention_mask": torch.int8,
     "segment_ids": torch.int32,
     "position_ids": torch.int32,
@@ -48,7 +51,7 @@ def write_store(path: Path, documents: list[list[int]], repeats: list[int]) -> T
     return TokenStore(path)
 
 
-def test_batches_hold_inputs_labels_masks_and_provenance(tmp_path: Path) -> None:
+def test_batches_hold_inputs_labels_boundaries_and_provenance(tmp_path: Path) -> None:
     documents = [[1, 2, 3], [10, 11, 12, 13, 14, 15, 16, 17, 18], [20], [30, 31, 32, 33]]
     store = write_store(tmp_path / "store.arrow", documents, [1, 2, 0, 1])
     seq_len = 5
@@ -63,7 +66,12 @@ def test_batches_hold_inputs_labels_masks_and_provenance(tmp_path: Path) -> None
     while (plan := next(node)).state["epoch"] == 0:
         ((batch, state),) = make([plan])
         assert state == plan.state
-        real = batch["attention_mask"].bool()
+        assert set(batch) == {"input_ids", "labels", "cu_seqlens", "document_ids"}
+        cu = batch["cu_seqlens"]
+        assert cu.dtype == torch.int32 and cu[0] == 0 and (cu.diff() > 0).all()
+        real = boundaries.attention_mask(batch).bool()
+        segment_ids = boundaries.segment_ids(batch)
+        assert int(real.sum()) == int(cu[-1])
         for w in range(plan.windows):
             inputs = batch["input_ids"][w][real[w]].tolist()
             labels = batch["labels"][w]
@@ -72,13 +80,15 @@ def test_batches_hold_inputs_labels_masks_and_provenance(tmp_path: Path) -> None
             assert labels[: n - 1].tolist() == inputs[1:]
             assert (labels[n:] == IGNORE_INDEX).all()
             ends.append((inputs[0], int(labels[n - 1]), n))
-            segments = batch["segment_ids"][w][real[w]].tolist()
+            segments = segment_ids[w][real[w]].tolist()
             names = batch["document_ids"][w]
-            assert sorted(set(segments)) == list(range(len(names)))
+            # Every document of the row has a segment, but one whose only token is the last label.
+            assert sorted(set(segments)) == list(range(len(set(segments))))
+            assert len(names) - len(set(segments)) in (0, 1)
             owners.extend(names[s] for s in segments)
-            positions = batch["position_ids"][w][real[w]]
+            positions = boundaries.position_ids(batch)[w][real[w]]
             assert (positions[1:][np.diff(segments) == 0] > 0).all()
-            assert (batch["segment_ids"][w][~real[w]] == -1).all()
+            assert (segment_ids[w][~real[w]] == -1).all()
             stream.extend(inputs)
     # A full sequence's last label is the next one's first input; a short one has none.
     for (_, last, n), (first, _, _) in zip(ends, [*ends[1:], (IGNORE_INDEX, 0, 0)], strict=True):
@@ -90,6 +100,43 @@ def test_batches_hold_inputs_labels_masks_and_provenance(tmp_path: Path) -> None
     assert len(stream) == sum(len(documents[int(d[4:])]) + 1 for d in copies)
     assert stream.count(EOT) == len(copies) and "doc-2" not in owners
     assert store.vocabulary().tolist() == sorted({t for d in documents for t in d} | {EOT})
+
+
+def test_labels_are_the_inputs_one_token_on_in_the_same_memory(tmp_path: Path) -> None:
+    """Inputs and labels share their memory (both contiguous), but in the batch that ends an
+    epoch, whose padding needs -100 labels."""
+    documents = [list(range(100 * i, 100 * i + 7)) for i in range(1, 6)]
+    store = write_store(tmp_path / "store.arrow", documents, [1] * 5)
+    node = BatchPlanner(
+        keys=store.keys, repeats=store.repeats, lengths=store.lengths, seq_len=4,
+        batch_size=2, rank=0, world_size=1, seed=3,
+    )  # fmt: skip
+    plans = []
+    while (plan := next(node)).state["epoch"] == 0:
+        plans.append(plan)
+    built = Materializer(tmp_path / "store.arrow", seq_len=4, pad_id=EOT)(plans)
+    for k, (batch, _) in enumerate(built):
+        inputs, labels = batch["input_ids"], batch["labels"]
+        assert inputs.is_contiguous() and labels.is_contiguous()
+        shared = labels.untyped_storage().data_ptr() == inputs.untyped_storage().data_ptr()
+        assert shared == (k < len(built) - 1)
+        if shared:
+            assert labels.data_ptr() == inputs.data_ptr() + 8
+    batch = built[0][0]
+    batch["input_ids"][0, 1] = -5  # the aliasing the README warns of
+    assert batch["labels"][0, 0] == -5
+    assert built[-1][0]["labels"][-1, -1] == IGNORE_INDEX
+
+
+def test_extra_fields_are_checked_by_name(tmp_path: Path) -> None:
+    write_store(tmp_path / "store.arrow", [[1, 2]], [1])
+    with pytest.raises(ValueError, match=r"unknown extra field 'mask'; choose among attention"):
+        Materializer(tmp_path / "store.arrow", seq_len=4, pad_id=EOT, extra_fields=["mask"])
+    with pytest.raises(ValueError, match="must be a list of names, got the string 'segment_ids'"):
+        Materializer(tmp_path / "store.arrow", seq_len=4, pad_id=EOT, extra_fields="segment_ids")
+    fields = ["position_ids", "segment_ids", "position_ids"]
+    made = Materializer(tmp_path / "store.arrow", seq_len=4, pad_id=EOT, extra_fields=fields)
+    assert made.extra_fields == ("position_ids", "segment_ids")
 
 
 @settings(max_examples=60, deadline=None)
@@ -114,17 +161,28 @@ def test_batches_equal_the_token_by_token_loops(
         keys=store.keys, repeats=store.repeats, lengths=store.lengths, seq_len=seq_len,
         batch_size=batch_size, rank=0, world_size=1, seed=2,
     )  # fmt: skip
-    make = Materializer(path, seq_len=seq_len, pad_id=EOT)
+    make = Materializer(path, seq_len=seq_len, pad_id=EOT, extra_fields=EXTRA_FIELDS)
+    lean = Materializer(path, seq_len=seq_len, pad_id=EOT)  # the default fields only
     plans = []
     while (plan := next(node)).state["epoch"] < 3:
         plans.append(plan)
     group = data.draw(st.integers(1, 6))  # plans built together (across epochs too)
     for at in range(0, len(plans), group):
         built = make(plans[at : at + group])
-        for plan, (batch, state) in zip(plans[at : at + group], built, strict=True):
+        alone = lean(plans[at : at + group])
+        for plan, (batch, state), (default, _) in zip(
+            plans[at : at + group], built, alone, strict=True
+        ):
             assert state == plan.state
             expected = loop_tensors(store, plan.pieces, plan.windows, seq_len=seq_len, pad_id=EOT)
             assert batch["document_ids"] == expected.pop("document_ids")
             for name, array in expected.items():
                 assert batch[name].dtype == DTYPES[name], name
                 assert batch[name].tolist() == array.tolist(), name
+                # boundaries.py derives the same from cu_seqlens
+                if name in EXTRA_FIELDS:
+                    assert torch.equal(getattr(boundaries, name)(default), batch[name]), name
+            assert set(default) == {"input_ids", "labels", "cu_seqlens", "document_ids"}
+            assert default["document_ids"] == batch["document_ids"]
+            for name in ("input_ids", "labels", "cu_seqlens"):
+                assert torch.equal(default[name], batch[name]), name
