@@ -19,9 +19,9 @@ from lakemix.loader.reader import TokenStore
 IGNORE_INDEX = -100  # the label torch.nn.functional.cross_entropy ignores by default
 # The type of each extra per-token field (boundaries.py derives the same from cu_seqlens).
 EXTRA_TYPES = {"attention_mask": np.int8, "segment_ids": np.int32, "position_ids": np.int32}
-# Tokens of the batches built in one call: enough to spread its fixed costs, little enough
-# for its arrays to stay in the CPU's cache.
-GROUP_TOKENS = 1 << 18
+# Tokens of the batches built in one call: enough to spread its fixed costs (some 40 numpy
+# calls), little enough for its block (8 bytes a token: 4 MiB) to stay in the CPU's cache.
+GROUP_TOKENS = 1 << 19
 GROUP_BATCHES = 32  # and at most this many: the first batch waits for its whole group
 BLOCKS = 4  # blocks of memory a Materializer keeps for reuse
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -143,10 +144,10 @@ class MixLoader:
         return ", ".join(f"{k} {v} samples" for k, v in sorted(counts.items())) or "none"
 
     def _build(self) -> Any:
-        from torchdata.nodes import Batcher, Loader, ParallelMapper, Unbatcher
+        from torchdata.nodes import Loader, ParallelMapper, Unbatcher
 
         from lakemix.loader.materialize import GROUP_BATCHES, GROUP_TOKENS, Materializer
-        from lakemix.loader.planner import BatchPlanner
+        from lakemix.loader.planner import BatchPlanner, Grouper
 
         planner = BatchPlanner(
             keys=self.store.keys,
@@ -169,7 +170,7 @@ class MixLoader:
         # hand-over, are paid once a group); the batches come out one by one, in order.
         group = min(GROUP_BATCHES, max(1, GROUP_TOKENS // (self.batch_size * self.seq_len)))
         mapped = ParallelMapper(
-            Batcher(planner, batch_size=group),
+            Grouper(planner, group),
             materialize,
             num_workers=self.num_workers,
             method=self.worker_method,
@@ -203,16 +204,18 @@ class MixLoader:
                 "schedule": Schedule(self.samples_per_epoch, self.world_size).to_dict(),
                 "cursor": [0, 0],
             }
-        return {
-            "format": STATE_FORMAT,
-            "mix": self.mix,
-            "tag": self.tag,
-            "split": self.split,
-            "seed": self.seed,
-            "rank": self.rank,
-            "world_size": self.world_size,
-            **position,
-        }
+        return copy.deepcopy(
+            {
+                "format": STATE_FORMAT,
+                "mix": self.mix,
+                "tag": self.tag,
+                "split": self.split,
+                "seed": self.seed,
+                "rank": self.rank,
+                "world_size": self.world_size,
+                **position,  # its schedule is shared with the planner's other states: a deep copy
+            }
+        )
 
     def load_state_dict(self, state: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> None:
         """Continue from a state: this rank's own, or the states of every rank of a run.

@@ -38,12 +38,13 @@ PLAN_BATCHES = 256  # and at most this many: a resume plans one step before its 
 
 @dataclass(frozen=True)
 class BatchPlan:
-    """The pieces of one batch: rows ``(window, store row, start, stop, position)``, and the
-    planner's state once the batch is delivered."""
+    """The pieces of one batch: rows ``(window, store row, start, stop, position)``, the
+    planner's state once the batch is delivered, and whether it is its epoch's last."""
 
     pieces: NDArray[np.int64]
     windows: int
     state: dict[str, Any] = field(default_factory=dict)
+    last: bool = False
 
 
 class BatchPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is untyped
@@ -102,8 +103,10 @@ class BatchPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is u
         self._schedule = Schedule(self._total, world_size)
         self._pending = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
         self._cursor = Cursor()
-        # Planned, not yet delivered: (pieces, windows, cursor after the batch), in order.
-        self._planned: deque[tuple[NDArray[np.int64], int, Cursor]] = deque()
+        self._state_schedule = self._schedule.to_dict()  # shared by the states of the epoch
+        # Planned, not yet delivered: (pieces, windows, cursor after the batch, whether it is
+        # the epoch's last), in order.
+        self._planned: deque[tuple[NDArray[np.int64], int, Cursor, bool]] = deque()
 
     def reset(self, initial_state: dict[str, Any] | None = None) -> None:
         super().reset(initial_state)
@@ -124,13 +127,16 @@ class BatchPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is u
 
     def _set_schedule(self, schedule: Schedule) -> None:
         self._schedule = schedule
+        self._state_schedule = schedule.to_dict()
         pending = np.array(schedule.pending, dtype=np.int64).reshape(-1, 2)
         self._pending = (pending[:, 0].copy(), pending[:, 1].copy())
 
     def get_state(self) -> dict[str, Any]:
+        """The position after the last batch delivered. Its ``schedule`` is one dict shared by
+        the states of a schedule (not copied for every batch): copy a state before editing."""
         return {
             "epoch": self._epoch,
-            "schedule": self._schedule.to_dict(),
+            "schedule": self._state_schedule,
             "cursor": [self._cursor.item, self._cursor.offset],
         }
 
@@ -145,8 +151,8 @@ class BatchPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is u
                 )
                 self._order_epoch = self._epoch
             self._plan()
-        pieces, windows, self._cursor = self._planned.popleft()
-        return BatchPlan(pieces=pieces, windows=windows, state=self.get_state())
+        pieces, windows, self._cursor, last = self._planned.popleft()
+        return BatchPlan(pieces=pieces, windows=windows, state=self.get_state(), last=last)
 
     def _items(self, first: int, stop: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """``(positions, start tokens)`` of this rank's items ``first .. stop - 1``."""
@@ -204,8 +210,41 @@ class BatchPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is u
         at = np.minimum(np.searchsorted(ends, tokens, side="right"), len(ends) - 1)
         offsets = tokens - (ends - sizes)[at]
         cuts = np.searchsorted(window, np.arange(0, windows + size, size)).tolist()
-        for k, last in enumerate(lasts.tolist()):
-            part = pieces[cuts[k] : cuts[k + 1]]
-            part[:, 0] -= k * size
-            cursor = Cursor(first + int(at[k]), int(offsets[k])) if full[k] else Cursor(count, 0)
-            self._planned.append((part, last - k * size + 1, cursor))
+        pieces[:, 0] = window % size  # windows numbered in their batch
+        items, within = (first + at).tolist(), offsets.tolist()
+        for k, (last, whole) in enumerate(zip(lasts.tolist(), full.tolist(), strict=True)):
+            cursor = Cursor(items[k], within[k]) if whole else Cursor(count, 0)
+            # Only the epoch's last window is short (a full one leaves its last token to come).
+            self._planned.append(
+                (pieces[cuts[k] : cuts[k + 1]], last - k * size + 1, cursor, not whole)
+            )
+
+
+class Grouper(BaseNode[list[BatchPlan]]):  # type: ignore[misc]  # torchdata is untyped
+    """Consecutive plans to build together: up to ``size`` of them, and none after the last
+    of an epoch, so that a group is one run of the rank's token stream (torchdata's
+    ``Batcher`` would cut groups across epochs, and each cut costs a build of its own).
+
+    Args:
+        source: The plans (an endless stream, as ``BatchPlanner`` gives).
+        size: Plans per group, at most.
+    """
+
+    def __init__(self, source: BaseNode[BatchPlan], size: int) -> None:
+        super().__init__()
+        if size < 1:
+            raise ValueError(f"a group needs at least one plan, got size {size}")
+        self.source, self.size = source, size
+
+    def reset(self, initial_state: dict[str, Any] | None = None) -> None:
+        super().reset(initial_state)
+        self.source.reset(None if initial_state is None else initial_state["source"])
+
+    def next(self) -> list[BatchPlan]:
+        group = [next(self.source)]
+        while not group[-1].last and len(group) < self.size:
+            group.append(next(self.source))
+        return group
+
+    def get_state(self) -> dict[str, Any]:
+        return {"source": self.source.state_dict()}

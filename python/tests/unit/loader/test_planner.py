@@ -6,11 +6,12 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lakemix.loader.mix_loader import merge_states
-from lakemix.loader.planner import BatchPlan, BatchPlanner
+from lakemix.loader.planner import BatchPlan, BatchPlanner, Grouper
 
 
 def documents(lengths: list[int], repeats: list[int]) -> dict[str, Any]:
@@ -195,3 +196,39 @@ def test_plans_equal_the_token_by_token_loops(lengths: list[int], old: int, data
             pieces, windows, state = loops.next()
             assert plan.pieces.tolist() == pieces.tolist()
             assert (plan.windows, plan.state) == (windows, state)
+            assert plan.last == (state["cursor"][0] >= loops._schedule.count(rank))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    lengths=st.lists(st.integers(1, 40), min_size=1, max_size=25),
+    size=st.integers(1, 5),
+    data=st.data(),
+)
+def test_groups_end_at_epoch_ends_and_resume(lengths: list[int], size: int, data: Any) -> None:
+    """Grouper passes the planner's stream on in groups of at most ``size`` plans, none past
+    an epoch's last; resuming from its state gives the same groups."""
+    repeats = data.draw(st.lists(st.integers(0, 3), min_size=len(lengths), max_size=len(lengths)))
+    repeats[0] += 1
+    docs = documents(lengths, repeats)
+    seq_len = data.draw(st.integers(2, 17))
+    grouper = Grouper(planner(docs, seq_len=seq_len), size)
+    groups = [next(grouper) for _ in range(12)]
+    plain = planner(docs, seq_len=seq_len)
+    flat = [plan for group in groups for plan in group]
+    assert [(p.pieces.tolist(), p.state) for p in flat] == [
+        (p.pieces.tolist(), p.state) for p in (next(plain) for _ in flat)
+    ]
+    for group in groups:
+        assert 1 <= len(group) <= size and not any(p.last for p in group[:-1])
+        assert len(group) == size or group[-1].last
+        assert len({p.state["epoch"] for p in group}) == 1
+    cut = data.draw(st.integers(0, 11))
+    first = Grouper(planner(docs, seq_len=seq_len), size)
+    for _ in range(cut):
+        next(first)
+    resumed = Grouper(planner(docs, seq_len=seq_len), size)
+    resumed.reset(first.state_dict())
+    assert [p.state for p in next(resumed)] == [p.state for p in groups[cut]]
+    with pytest.raises(ValueError, match="at least one plan, got size 0"):
+        Grouper(planner(docs), 0)
