@@ -23,7 +23,9 @@ EXTRA_TYPES = {"attention_mask": np.int8, "segment_ids": np.int32, "position_ids
 # calls), little enough for its block (8 bytes a token: 4 MiB) to stay in the CPU's cache.
 GROUP_TOKENS = 1 << 19
 GROUP_BATCHES = 32  # and at most this many: the first batch waits for its whole group
-BLOCKS = 4  # blocks of memory a Materializer keeps for reuse
+# Blocks of memory a Materializer keeps for reuse: the group the training loop reads, the one
+# before (its last batch may still be held) and the next; add the groups in flight in workers.
+BLOCKS = 4
 
 
 class Blocks:
@@ -85,7 +87,8 @@ class Materializer:
     with a few whole-array numpy operations: one copy out of the mapped file gives every input
     and label of the group. The batches' tensors are views of the group's arrays.
 
-    Picklable: each worker process opens the store itself, on first use.
+    Picklable: each worker process opens the store itself, on first use. It keeps up to
+    ``blocks`` blocks of memory for reuse (``Blocks``).
 
     Raises:
         ValueError: An unknown name in ``extra_fields``.
@@ -98,19 +101,21 @@ class Materializer:
         seq_len: int,
         pad_id: int,
         extra_fields: Sequence[str] = (),
+        blocks: int = BLOCKS,
     ) -> None:
         self.path, self.seq_len, self.pad_id = Path(store), seq_len, pad_id
         self.extra_fields = check_extra_fields(extra_fields)
+        self.blocks = blocks
         self._store: TokenStore | None = None
         self._counting = np.arange(0, dtype=np.int32)
-        self._blocks = Blocks()
+        self._blocks = Blocks(blocks)
 
     def __getstate__(self) -> dict[str, Any]:
         fresh = {"_store": None, "_counting": np.arange(0, dtype=np.int32), "_blocks": None}
         return {**self.__dict__, **fresh}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state, _blocks=Blocks())
+        self.__dict__.update(state, _blocks=Blocks(state["blocks"]))
 
     def _count(self, n: int) -> NDArray[np.int32]:
         if len(self._counting) < n:

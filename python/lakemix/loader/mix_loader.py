@@ -146,7 +146,7 @@ class MixLoader:
     def _build(self) -> Any:
         from torchdata.nodes import Loader, ParallelMapper, Unbatcher
 
-        from lakemix.loader.materialize import GROUP_BATCHES, GROUP_TOKENS, Materializer
+        from lakemix.loader.materialize import BLOCKS, GROUP_BATCHES, GROUP_TOKENS, Materializer
         from lakemix.loader.planner import BatchPlanner, Grouper
 
         planner = BatchPlanner(
@@ -165,6 +165,8 @@ class MixLoader:
             seq_len=self.seq_len,
             pad_id=self.store.eot,
             extra_fields=self.extra_fields,
+            # torchdata's ParallelMapper has up to two groups a worker in flight
+            blocks=BLOCKS + 2 * self.num_workers,
         )
         # Consecutive plans are built together (numpy's per-call costs, and with workers the
         # hand-over, are paid once a group); the batches come out one by one, in order.
