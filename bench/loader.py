@@ -1,7 +1,7 @@
 """bench/loader: MixLoader's tokens per second next to the ceiling and to its peers, in one run.
 
 Usage: .venv/bin/python bench/loader.py [--home DIR --tag TAG] [--mix demo_unimax]
-       [--seq-len 2048] [--batch-size 8] [--tokens 20000000]
+       [--seq-len 2048] [--batch-size 8] [--tokens 20000000] [--rounds 5]
 
 Data: a release of the demo mix. With ``--home``, an existing lakehouse's release ``--tag``;
 otherwise the demo corpus (every source under ../shared/corpora/web, as ``make demo``) is
@@ -24,7 +24,10 @@ Arrow file MixLoader builds from the release), and each runs until ``--tokens`` 
 * MosaicML ``streaming``, if it is installed (it is not here: its install replaces torch with a
   CUDA build).
 
-The machine has 2 shared cores: compare figures of one invocation.
+The ceiling and the MixLoaders take turns, ``--rounds`` times (each reader at least a second
+a turn, its loader and workers kept from one turn to the next); each prints the median, the
+range, and the median of its share of the ceiling of the same round. The machine has 2 shared
+cores: compare figures of one invocation.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import statistics
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -78,7 +82,7 @@ def demo_release(mix: str) -> Path:
     return home
 
 
-def measure(name: str, batches: Iterable[int], budget: int) -> float:
+def measure(name: str, batches: Iterable[int], budget: int, *, quiet: bool = False) -> float:
     """Tokens per second of an iterable of per-batch token counts: ``budget`` tokens, and on
     for at least a second (the fast readers finish 20M tokens in hundredths of one)."""
     start = time.perf_counter()
@@ -89,8 +93,19 @@ def measure(name: str, batches: Iterable[int], budget: int) -> float:
             break
     seconds = time.perf_counter() - start
     rate = tokens / seconds
-    print(f"  {name:<44} {rate / 1e6:8.2f} M tokens/s  ({tokens:,} tokens, {seconds:.2f} s)")
+    if not quiet:
+        print(f"  {name:<44} {rate / 1e6:8.2f} M tokens/s  ({tokens:,} tokens, {seconds:.2f} s)")
     return rate
+
+
+def rounds(streams: dict[str, Iterator[int]], budget: int, count: int) -> dict[str, list[float]]:
+    """Each stream's rate in ``count`` rounds, the streams taking turns in every round, so that
+    a change of the machine's load (2 shared cores) hits them all alike."""
+    rates: dict[str, list[float]] = {name: [] for name in streams}
+    for _ in range(count):
+        for name, stream in streams.items():
+            rates[name].append(measure(name, stream, budget, quiet=True))
+    return rates
 
 
 def forever(epoch: Callable[[], Iterable[int]]) -> Iterator[int]:
@@ -170,6 +185,7 @@ def main() -> None:
     parser.add_argument("--seq-len", type=int, default=2048)
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--tokens", type=int, default=20_000_000)
+    parser.add_argument("--rounds", type=int, default=5, help="turns of ceiling and MixLoaders")
     args = parser.parse_args()
 
     if args.home is not None:
@@ -203,12 +219,8 @@ def main() -> None:
         f"({'the store existed' if existed else 'building its token store'}): "
         f"constructing the loader {built:.2f} s, first batch {first:.2f} s"
     )
-    rates: dict[str, float] = {}
-    rates["ceiling"] = measure(
-        "ceiling: pyarrow, token column -> int64",
-        forever(lambda: ceiling(store)),
-        args.tokens,
-    )
+    streams = {"ceiling: pyarrow, token column -> int64": forever(lambda: ceiling(store))}
+    keys = {"ceiling: pyarrow, token column -> int64": "ceiling"}
     for workers, method in ((0, "thread"), (1, "thread"), (2, "thread"), (2, "process")):
         begin = time.perf_counter()
         loader = MixLoader(**options, num_workers=workers, worker_method=method)
@@ -216,7 +228,18 @@ def main() -> None:
         next(stream)
         first = time.perf_counter() - begin
         name = f"MixLoader, {workers} {method} workers (first batch {first:.2f} s)"
-        rates[f"mixloader-{workers}-{method}"] = measure(name, stream, args.tokens)
+        streams[name], keys[name] = stream, f"mixloader-{workers}-{method}"
+    measured = rounds(streams, args.tokens, args.rounds)
+    ceilings = measured["ceiling: pyarrow, token column -> int64"]
+    print(f"  median of {args.rounds} rounds (min-max), share of the ceiling of the same round:")
+    rates: dict[str, float] = {}
+    for name, found in measured.items():
+        shares = sorted(r / c for r, c in zip(found, ceilings, strict=True))
+        rates[keys[name]] = statistics.median(found)
+        print(
+            f"  {name:<58} {rates[keys[name]] / 1e6:8.1f} M tokens/s "
+            f"({min(found) / 1e6:.0f}-{max(found) / 1e6:.0f})  {statistics.median(shares):5.1%}"
+        )
     try:
         import datasets  # noqa: F401
     except ImportError:
@@ -233,7 +256,7 @@ def main() -> None:
     best = max(v for k, v in rates.items() if k.startswith("mixloader"))
     peers = [v for k, v in rates.items() if k not in ("ceiling",) and not k.startswith("mix")]
     print(
-        f"best MixLoader: {best / rates['ceiling']:.0%} of the ceiling"
+        f"best MixLoader: {best / rates['ceiling']:.0%} of the ceiling (medians)"
         + (f", {best / max(peers):.1f}x the best peer" if peers else "")
     )
     resume_cost({**options, "seq_len": 64, "batch_size": 1})
