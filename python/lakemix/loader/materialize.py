@@ -6,8 +6,9 @@ import itertools
 import threading
 import weakref
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -16,9 +17,13 @@ from lakemix.loader.boundaries import check_extra_fields
 from lakemix.loader.planner import BatchPlan
 from lakemix.loader.reader import TokenStore
 
+if TYPE_CHECKING:
+    import torch
+
 IGNORE_INDEX = -100  # the label torch.nn.functional.cross_entropy ignores by default
 # The type of each extra per-token field (boundaries.py derives the same from cu_seqlens).
-EXTRA_TYPES = {"attention_mask": np.int8, "segment_ids": np.int32, "position_ids": np.int32}
+EXTRA_TYPES = {"attention_mask": "int8", "segment_ids": "int32", "position_ids": "int32"}
+SIZES = {"int64": 8, "int32": 4, "int8": 1}  # bytes of each type
 # Tokens of the batches built in one call: enough to spread its fixed costs (some 40 numpy
 # calls), little enough for its block (8 bytes a token: 4 MiB) to stay in the CPU's cache.
 GROUP_TOKENS = 1 << 19
@@ -59,6 +64,86 @@ class Blocks:
             elif len(self._blocks) < self._keep:  # else the training loop holds on to them all
                 self._blocks.append((memory, weakref.ref(view)))
             return view
+
+
+@dataclass(frozen=True)
+class Group:
+    """Consecutive batches built together, as one block of memory: what a worker hands over
+    (a worker process sends one tensor through shared memory, not five for every batch);
+    ``unpack`` cuts it into the batches' tensors, as views, in the training process.
+
+    ``memory`` (uint8) holds, one after the other (``layout``): the group's ``n + 1`` tokens
+    (int64; ``n`` = its sequences x ``seq_len``; the inputs are the first ``n``, the labels the
+    last ``n``), the last batch's own labels when it ends a rank's epoch (int64, ``own``
+    tokens), every batch's ``cu_seqlens`` (int32, ``cu_sizes`` each), each extra field
+    (``[n]``, widest type first).
+
+    Attributes:
+        seq_len: Input tokens per sequence.
+        windows: Sequences of each batch.
+        memory: The block.
+        own: Tokens of the last batch's own labels (0: it has none).
+        cu_sizes: How long each batch's ``cu_seqlens`` is.
+        extra: The extra fields, in the order asked.
+        documents: The document ids of each sequence of the group.
+        states: The planner's state after each batch.
+    """
+
+    seq_len: int
+    windows: list[int]
+    memory: torch.Tensor
+    own: int
+    cu_sizes: list[int]
+    extra: tuple[str, ...]
+    documents: list[list[str]]
+    states: list[dict[str, Any]]
+
+
+def layout(n: int, own: int, cu: int, extra: Sequence[str]) -> dict[str, tuple[int, int, str]]:
+    """``name: (first byte, end byte, type)`` of each array of a group's block: ``tokens``,
+    ``own``, ``cu_seqlens`` and the extra fields (each type's offset a multiple of its size)."""
+    arrays = [("tokens", n + 1, "int64"), ("own", own, "int64"), ("cu_seqlens", cu, "int32")]
+    wide = sorted(extra, key=lambda name: -SIZES[EXTRA_TYPES[name]])
+    arrays += [(name, n, EXTRA_TYPES[name]) for name in wide]
+    found, at = {}, 0
+    for name, items, kind in arrays:
+        found[name] = (at, at + items * SIZES[kind], kind)
+        at = found[name][1]
+    return found
+
+
+def unpack(groups: Sequence[Group]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """``(batch, planner state after it)`` of every batch of the groups, in order: its tensors
+    are views of the group's (``input_ids`` and ``labels`` of the same memory, one token on)."""
+    import torch
+
+    out = []
+    for group in groups:
+        shape = (sum(group.windows), group.seq_len)
+        n = shape[0] * shape[1]
+        places = layout(n, group.own, sum(group.cu_sizes), group.extra)
+        memory = group.memory
+        arrays = {k: memory[a:b].view(getattr(torch, t)) for k, (a, b, t) in places.items()}
+        tokens = arrays["tokens"]
+        input_ids = torch.split(tokens[:n].view(shape), group.windows)
+        labels = list(torch.split(tokens[1:].view(shape), group.windows))
+        if group.own:
+            labels[-1] = arrays["own"].view(-1, group.seq_len)
+        cu_seqlens = torch.split(arrays["cu_seqlens"], group.cu_sizes)
+        fields = [(k, torch.split(arrays[k].view(shape), group.windows)) for k in group.extra]
+        at = 0
+        for k, (windows, state) in enumerate(zip(group.windows, group.states, strict=True)):
+            batch: dict[str, Any] = {
+                "input_ids": input_ids[k],
+                "labels": labels[k],
+                "cu_seqlens": cu_seqlens[k],
+            }
+            for name, parts in fields:
+                batch[name] = parts[k]
+            batch["document_ids"] = group.documents[at : at + windows]
+            at += windows
+            out.append((batch, state))
+    return out
 
 
 class Materializer:
@@ -124,11 +209,15 @@ class Materializer:
 
     def __call__(self, plans: Sequence[BatchPlan]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
         """``(batch, planner state after it)`` of each plan, in order."""
+        return unpack(self.build(plans))
+
+    def build(self, plans: Sequence[BatchPlan]) -> list[Group]:
+        """The batches of consecutive plans, as whole-group tensors (``unpack`` cuts them)."""
         if self._store is None:
             self._store = TokenStore(self.path)
         return self._build(list(plans))
 
-    def _build(self, plans: list[BatchPlan]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    def _build(self, plans: list[BatchPlan]) -> list[Group]:
         import torch
 
         store, length = self._store, self.seq_len
@@ -149,7 +238,7 @@ class Materializer:
         if not full[:-1].all():  # an epoch ends inside the group: build up to each end alone
             ends = np.flatnonzero(~full[np.cumsum(per_plan) - 1]).tolist()
             cuts = [0, *(k + 1 for k in ends if k + 1 < len(plans)), len(plans)]
-            return [out for a, b in itertools.pairwise(cuts) for out in self._build(plans[a:b])]
+            return [group for a, b in itertools.pairwise(cuts) for group in self._build(plans[a:b])]
         # A full window's last token is the next window's first: read it once. Only the
         # group's last window may be short (the end of the rank's epoch), and then it is padded.
         stops[lasts[:-1]] -= 1
@@ -162,23 +251,6 @@ class Materializer:
             inputs[-1] -= 1  # the group's last token is only a label
         padded = read <= n
         own = per_plan[-1] * length if padded else 0  # the last batch's own labels
-        extra = [(name, EXTRA_TYPES[name]) for name in self.extra_fields]
-        widths = sum(np.dtype(kind).itemsize for _, kind in extra)
-        # One block for the group: its n + 1 tokens (inputs, and one on, labels), the own
-        # labels of an epoch's last batch, the extra fields.
-        block = self._blocks.take(8 * (n + 1 + own) + widths * n)
-        tokens = block[: 8 * n + 8].view(np.int64)
-        store.gather(rows, starts, stops, tokens[:read])
-        tokens[read:] = self.pad_id
-        flat = torch.from_numpy(tokens)
-        shape = (windows, length)
-        input_ids = torch.split(flat[:n].view(shape), per_plan)
-        labels = list(torch.split(flat[1:].view(shape), per_plan))
-        if padded:
-            mine = block[8 * n + 8 : 8 * (n + 1 + own)].view(np.int64)
-            np.copyto(mine, tokens[n - own + 1 :])
-            mine[read - 1 - (n - own) :] = IGNORE_INDEX
-            labels[-1] = torch.from_numpy(mine.reshape(-1, length))
         # Document segments of each batch: cumulative input tokens of its non-empty pieces
         # (a window's last piece is empty when its only token there is a label).
         plan_of = np.repeat(np.arange(len(plans)), counts)
@@ -186,31 +258,34 @@ class Materializer:
         offsets = (np.cumsum(per_plan) - per_plan) * length  # each batch's first token
         bounds = (np.cumsum(inputs) - offsets[plan_of])[keep].astype(np.int32)
         kept = np.bincount(plan_of[keep], minlength=len(plans))
-        cu = torch.from_numpy(np.insert(bounds, np.cumsum(kept) - kept, 0))
-        cu_seqlens = torch.split(cu, (kept + 1).tolist())
-        fields = []
-        at = 8 * (n + 1 + own)
-        for name, kind in extra:
-            array = block[at : at + np.dtype(kind).itemsize * n].view(kind)
-            at += array.nbytes
-            self._fill(name, array, inputs, firsts, lasts, real)
-            fields.append((name, torch.split(torch.from_numpy(array.reshape(shape)), per_plan)))
+        cu = np.insert(bounds, np.cumsum(kept) - kept, 0)
+        places = layout(n, own, len(cu), self.extra_fields)
+        size = max(end for _, end, _ in places.values())
+        block = self._blocks.take(size)[:size]
+        arrays = {name: block[a:b].view(kind) for name, (a, b, kind) in places.items()}
+        tokens = arrays["tokens"]
+        store.gather(rows, starts, stops, tokens[:read])
+        tokens[read:] = self.pad_id
+        if padded:
+            mine = arrays["own"]
+            np.copyto(mine, tokens[n - own + 1 :])
+            mine[read - 1 - (n - own) :] = IGNORE_INDEX
+        np.copyto(arrays["cu_seqlens"], cu)
+        for name in self.extra_fields:
+            self._fill(name, arrays[name], inputs, firsts, lasts, real)
         ids = store.document_ids(rows.tolist())
         documents = [ids[a : b + 1] for a, b in zip(firsts.tolist(), lasts.tolist(), strict=True)]
-        out = []
-        at = 0
-        for k, plan in enumerate(plans):
-            batch: dict[str, Any] = {
-                "input_ids": input_ids[k],
-                "labels": labels[k],
-                "cu_seqlens": cu_seqlens[k],
-            }
-            for name, arrays in fields:
-                batch[name] = arrays[k]
-            batch["document_ids"] = documents[at : at + plan.windows]
-            at += plan.windows
-            out.append((batch, plan.state))
-        return out
+        group = Group(
+            seq_len=length,
+            windows=per_plan,
+            memory=torch.from_numpy(block),
+            own=own,
+            cu_sizes=(kept + 1).tolist(),
+            extra=self.extra_fields,
+            documents=documents,
+            states=[p.state for p in plans],
+        )
+        return [group]
 
     def _fill(
         self,

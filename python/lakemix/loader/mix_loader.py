@@ -144,9 +144,15 @@ class MixLoader:
         return ", ".join(f"{k} {v} samples" for k, v in sorted(counts.items())) or "none"
 
     def _build(self) -> Any:
-        from torchdata.nodes import Loader, ParallelMapper, Unbatcher
+        from torchdata.nodes import Loader, Mapper, ParallelMapper, Unbatcher
 
-        from lakemix.loader.materialize import BLOCKS, GROUP_BATCHES, GROUP_TOKENS, Materializer
+        from lakemix.loader.materialize import (
+            BLOCKS,
+            GROUP_BATCHES,
+            GROUP_TOKENS,
+            Materializer,
+            unpack,
+        )
         from lakemix.loader.planner import BatchPlanner, Grouper
 
         planner = BatchPlanner(
@@ -171,13 +177,14 @@ class MixLoader:
         # Consecutive plans are built together (numpy's per-call costs, and with workers the
         # hand-over, are paid once a group); the batches come out one by one, in order.
         group = min(GROUP_BATCHES, max(1, GROUP_TOKENS // (self.batch_size * self.seq_len)))
+        # Workers hand over whole groups; they are cut into batches in this process.
         mapped = ParallelMapper(
             Grouper(planner, group),
-            materialize,
+            materialize.build,
             num_workers=self.num_workers,
             method=self.worker_method,
         )
-        return Loader(Unbatcher(mapped), restart_on_stop_iteration=False)
+        return Loader(Unbatcher(Mapper(mapped, unpack)), restart_on_stop_iteration=False)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         """The rest of the current epoch (all of the next one once it is done)."""
