@@ -25,14 +25,16 @@ Arrow file MixLoader builds from the release), and each runs until ``--tokens`` 
   CUDA build).
 
 The ceiling and the MixLoaders take turns, ``--rounds`` times (each reader at least a second
-a turn, its loader and workers kept from one turn to the next); each prints the median, the
-range, and the median of its share of the ceiling of the same round. The machine has 2 shared
-cores: compare figures of one invocation.
+a turn, started afresh, its first batch not timed, closed after its turn); each prints the
+median, the range, and the median of its share of the ceiling of the same round. The machine
+has 2 shared cores: compare figures of one invocation.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import gc
 import os
 import shutil
 import statistics
@@ -98,13 +100,21 @@ def measure(name: str, batches: Iterable[int], budget: int, *, quiet: bool = Fal
     return rate
 
 
-def rounds(streams: dict[str, Iterator[int]], budget: int, count: int) -> dict[str, list[float]]:
-    """Each stream's rate in ``count`` rounds, the streams taking turns in every round, so that
-    a change of the machine's load (2 shared cores) hits them all alike."""
-    rates: dict[str, list[float]] = {name: [] for name in streams}
+def rounds(
+    readers: dict[str, Callable[[], Iterator[int]]], budget: int, count: int
+) -> dict[str, list[float]]:
+    """Each reader's rate in ``count`` rounds, the readers taking turns in every round, so that
+    a change of the machine's load (2 shared cores) hits them all alike. A reader is started
+    afresh for each turn and its first batch is not timed; it is closed after its turn, so that
+    no idle worker thread or process competes with the next reader."""
+    rates: dict[str, list[float]] = {name: [] for name in readers}
     for _ in range(count):
-        for name, stream in streams.items():
+        for name, start in readers.items():
+            stream = start()
+            next(stream)
             rates[name].append(measure(name, stream, budget, quiet=True))
+            del stream
+            gc.collect()
     return rates
 
 
@@ -120,10 +130,13 @@ def ceiling(store: Path) -> Iterator[int]:
         yield len(np.asarray(ids.values, dtype=np.int32).astype(np.int64))
 
 
-def mix_loader(options: dict[str, Any], **more: Any) -> Any:
+def mix_stream(options: dict[str, Any]) -> Iterator[int]:
+    """Real input tokens of each batch of a new MixLoader, epoch after epoch."""
     from lakemix.loader import MixLoader
 
-    return MixLoader(**options, **more)
+    loader = MixLoader(**options)
+    while True:
+        yield from loader_batches(loader)
 
 
 def loader_batches(loader: Any) -> Iterator[int]:
@@ -219,17 +232,19 @@ def main() -> None:
         f"({'the store existed' if existed else 'building its token store'}): "
         f"constructing the loader {built:.2f} s, first batch {first:.2f} s"
     )
-    streams = {"ceiling: pyarrow, token column -> int64": forever(lambda: ceiling(store))}
+    readers = {"ceiling: pyarrow, token column -> int64": lambda: forever(lambda: ceiling(store))}
     keys = {"ceiling: pyarrow, token column -> int64": "ceiling"}
     for workers, method in ((0, "thread"), (1, "thread"), (2, "thread"), (2, "process")):
         begin = time.perf_counter()
         loader = MixLoader(**options, num_workers=workers, worker_method=method)
-        stream = forever(lambda loader=loader: loader_batches(loader))
-        next(stream)
+        next(iter(loader))
         first = time.perf_counter() - begin
+        del loader
         name = f"MixLoader, {workers} {method} workers (first batch {first:.2f} s)"
-        streams[name], keys[name] = stream, f"mixloader-{workers}-{method}"
-    measured = rounds(streams, args.tokens, args.rounds)
+        mix = {**options, "num_workers": workers, "worker_method": method}
+        readers[name] = functools.partial(mix_stream, mix)
+        keys[name] = f"mixloader-{workers}-{method}"
+    measured = rounds(readers, args.tokens, args.rounds)
     ceilings = measured["ceiling: pyarrow, token column -> int64"]
     print(f"  median of {args.rounds} rounds (min-max), share of the ceiling of the same round:")
     rates: dict[str, float] = {}
