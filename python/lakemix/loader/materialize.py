@@ -254,12 +254,11 @@ class Materializer:
         # Document segments of each batch: cumulative input tokens of its non-empty pieces
         # (a window's last piece is empty when its only token there is a label).
         plan_of = np.repeat(np.arange(len(plans)), counts)
-        keep = inputs > 0
+        keep = np.flatnonzero(inputs)
         offsets = (np.cumsum(per_plan) - per_plan) * length  # each batch's first token
-        bounds = (np.cumsum(inputs) - offsets[plan_of])[keep].astype(np.int32)
-        kept = np.bincount(plan_of[keep], minlength=len(plans))
-        cu = np.insert(bounds, np.cumsum(kept) - kept, 0)
-        places = layout(n, own, len(cu), self.extra_fields)
+        kept_of = plan_of[keep]
+        kept = np.bincount(kept_of, minlength=len(plans))
+        places = layout(n, own, len(keep) + len(plans), self.extra_fields)
         size = max(end for _, end, _ in places.values())
         block = self._blocks.take(size)[:size]
         arrays = {name: block[a:b].view(kind) for name, (a, b, kind) in places.items()}
@@ -270,7 +269,9 @@ class Materializer:
             mine = arrays["own"]
             np.copyto(mine, tokens[n - own + 1 :])
             mine[read - 1 - (n - own) :] = IGNORE_INDEX
-        np.copyto(arrays["cu_seqlens"], cu)
+        cu = arrays["cu_seqlens"]  # batch after batch: 0, then where each of its pieces ends
+        cu.fill(0)
+        cu[np.arange(len(keep)) + kept_of + 1] = (np.cumsum(inputs) - offsets[plan_of])[keep]
         for name in self.extra_fields:
             self._fill(name, arrays[name], inputs, firsts, lasts, real)
         ids = store.document_ids(rows.tolist())
