@@ -87,32 +87,41 @@ def demo_release(mix: str) -> Path:
 def measure(name: str, batches: Iterable[int], budget: int, *, quiet: bool = False) -> float:
     """Tokens per second of an iterable of per-batch token counts: ``budget`` tokens, and on
     for at least a second (the fast readers finish 20M tokens in hundredths of one)."""
-    start = time.perf_counter()
+    return measure_both(name, batches, budget, quiet=quiet)[0]
+
+
+def measure_both(
+    name: str, batches: Iterable[int], budget: int, *, quiet: bool = False
+) -> tuple[float, float]:
+    """``measure``'s tokens per second, and tokens per CPU second of this process (all its
+    threads; a worker process's CPU is not counted): the second depends less on what else
+    runs on the machine."""
+    start, cpu = time.perf_counter(), time.process_time()
     tokens = 0
     for n in batches:
         tokens += n
         if tokens >= budget and time.perf_counter() - start >= 1.0:
             break
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     rate = tokens / seconds
     if not quiet:
         print(f"  {name:<44} {rate / 1e6:8.2f} M tokens/s  ({tokens:,} tokens, {seconds:.2f} s)")
-    return rate
+    return rate, tokens / max(cpu, 1e-9)
 
 
 def rounds(
     readers: dict[str, Callable[[], Iterator[int]]], budget: int, count: int
-) -> dict[str, list[float]]:
+) -> dict[str, list[tuple[float, float]]]:
     """Each reader's rate in ``count`` rounds, the readers taking turns in every round, so that
     a change of the machine's load (2 shared cores) hits them all alike. A reader is started
     afresh for each turn and its first batch is not timed; it is closed after its turn, so that
     no idle worker thread or process competes with the next reader."""
-    rates: dict[str, list[float]] = {name: [] for name in readers}
+    rates: dict[str, list[tuple[float, float]]] = {name: [] for name in readers}
     for _ in range(count):
         for name, start in readers.items():
             stream = start()
             next(stream)
-            rates[name].append(measure(name, stream, budget, quiet=True))
+            rates[name].append(measure_both(name, stream, budget, quiet=True))
             del stream
             gc.collect()
     return rates
@@ -246,14 +255,21 @@ def main() -> None:
         keys[name] = f"mixloader-{workers}-{method}"
     measured = rounds(readers, args.tokens, args.rounds)
     ceilings = measured["ceiling: pyarrow, token column -> int64"]
-    print(f"  median of {args.rounds} rounds (min-max), share of the ceiling of the same round:")
+    print(
+        f"  median of {args.rounds} rounds (min-max), median share of the ceiling of the same "
+        "round; tokens per CPU second of this process (workers' processes not counted):"
+    )
     rates: dict[str, float] = {}
     for name, found in measured.items():
-        shares = sorted(r / c for r, c in zip(found, ceilings, strict=True))
-        rates[keys[name]] = statistics.median(found)
+        walls = [w for w, _ in found]
+        shares = [w / c for (w, _), (c, _) in zip(found, ceilings, strict=True)]
+        cpu = statistics.median(c for _, c in found)
+        cpu_share = cpu / statistics.median(c for _, c in ceilings)
+        rates[keys[name]] = statistics.median(walls)
         print(
             f"  {name:<58} {rates[keys[name]] / 1e6:8.1f} M tokens/s "
-            f"({min(found) / 1e6:.0f}-{max(found) / 1e6:.0f})  {statistics.median(shares):5.1%}"
+            f"({min(walls) / 1e6:.0f}-{max(walls) / 1e6:.0f})  {statistics.median(shares):5.1%}"
+            f"  | {cpu / 1e6:6.1f} M per CPU s  {cpu_share:5.1%}"
         )
     try:
         import datasets  # noqa: F401
