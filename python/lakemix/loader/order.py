@@ -54,13 +54,24 @@ def epoch_order(
         seed: The run's seed.
         epoch: The epoch number (0 first).
     """
-    total = int(repeats.sum())
-    rows = np.repeat(np.arange(len(keys), dtype=np.int64), repeats)
-    starts = np.cumsum(repeats) - repeats
-    copies = np.arange(total, dtype=np.int64) - np.repeat(starts, repeats)
-    salt = (seed * _GOLDEN + epoch * 0xD1B54A32D192ED03 + 1) & _MASK
-    sample_keys = keys[rows] ^ _mix64(
-        copies.astype(np.uint64) * np.uint64(_GOLDEN) + np.uint64(salt)
-    )
-    order = np.lexsort((copies, keys[rows], _mix64(sample_keys)))
-    return EpochOrder(rows=rows[order], copies=copies[order])
+    return Shuffle(keys, repeats).order(seed=seed, epoch=epoch)
+
+
+class Shuffle:
+    """``epoch_order`` for one set of documents, epoch after epoch: what does not depend on
+    the seed and the epoch (the samples, their keys) is computed once."""
+
+    def __init__(self, keys: NDArray[np.uint64], repeats: NDArray[np.int64]) -> None:
+        total = int(repeats.sum())
+        self._rows = np.repeat(np.arange(len(keys), dtype=np.int64), repeats)
+        starts = np.cumsum(repeats) - repeats
+        self._copies = np.arange(total, dtype=np.int64) - np.repeat(starts, repeats)
+        self._keys = keys[self._rows]
+        self._spread = self._copies.astype(np.uint64) * np.uint64(_GOLDEN)
+
+    def order(self, *, seed: int, epoch: int) -> EpochOrder:
+        """The order of epoch ``epoch`` under ``seed``."""
+        salt = (seed * _GOLDEN + epoch * 0xD1B54A32D192ED03 + 1) & _MASK
+        sample_keys = self._keys ^ _mix64(self._spread + np.uint64(salt))
+        order = np.lexsort((self._copies, self._keys, _mix64(sample_keys)))
+        return EpochOrder(rows=self._rows[order], copies=self._copies[order])

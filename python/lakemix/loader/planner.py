@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 from torchdata.nodes import BaseNode
 
-from lakemix.loader.order import EpochOrder, epoch_order
+from lakemix.loader.order import EpochOrder, Shuffle
 from lakemix.loader.schedule import Cursor, Schedule
 
 # Tokens' worth of batches planned in one step: numpy's per-call costs spread over many batches.
@@ -98,6 +98,7 @@ class BatchPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is u
         self._mean = max(1.0, float(lengths @ repeats) / self._total)
         self._epoch = 0
         self._order: EpochOrder | None = None
+        self._shuffle: Shuffle | None = None  # made on first use (no work in __init__)
         self._order_epoch = -1
         self._schedule = Schedule(self._total, world_size)
         self._pending = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
@@ -105,7 +106,7 @@ class BatchPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is u
         self._state_schedule = self._schedule.to_dict()  # shared by the states of the epoch
         # Planned, not yet delivered: (pieces, windows, cursor after the batch, whether it is
         # the epoch's last), in order.
-        self._planned: deque[tuple[NDArray[np.int64], int, Cursor, bool]] = deque()
+        self._planned: deque[tuple[NDArray[np.int64], int, Cursor, bool, dict[str, Any]]] = deque()
 
     def reset(self, initial_state: dict[str, Any] | None = None) -> None:
         super().reset(initial_state)
@@ -145,13 +146,13 @@ class BatchPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is u
                 self._epoch, self._cursor = self._epoch + 1, Cursor()
                 self._set_schedule(Schedule(self._total, self._world_size))
             if self._order_epoch != self._epoch:
-                self._order = epoch_order(
-                    self._keys, self._repeats, seed=self._seed, epoch=self._epoch
-                )
+                if self._shuffle is None:
+                    self._shuffle = Shuffle(self._keys, self._repeats)
+                self._order = self._shuffle.order(seed=self._seed, epoch=self._epoch)
                 self._order_epoch = self._epoch
             self._plan()
-        pieces, windows, self._cursor, last = self._planned.popleft()
-        return BatchPlan(pieces=pieces, windows=windows, state=self.get_state(), last=last)
+        pieces, windows, self._cursor, last, state = self._planned.popleft()
+        return BatchPlan(pieces, windows, state, last)
 
     def _items(self, first: int, stop: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """``(positions, start tokens)`` of this rank's items ``first .. stop - 1``."""
@@ -211,12 +212,14 @@ class BatchPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is u
         cuts = np.searchsorted(window, np.arange(0, windows + size, size)).tolist()
         pieces[:, 0] = window % size  # windows numbered in their batch
         items, within = (first + at).tolist(), offsets.tolist()
+        epoch, schedule = self._epoch, self._state_schedule
         for k, (last, whole) in enumerate(zip(lasts.tolist(), full.tolist(), strict=True)):
             cursor = Cursor(items[k], within[k]) if whole else Cursor(count, 0)
+            # get_state() once the batch is delivered, made here
+            state = {"epoch": epoch, "schedule": schedule, "cursor": [cursor.item, cursor.offset]}
             # Only the epoch's last window is short (a full one leaves its last token to come).
-            self._planned.append(
-                (pieces[cuts[k] : cuts[k + 1]], last - k * size + 1, cursor, not whole)
-            )
+            part = pieces[cuts[k] : cuts[k + 1]]
+            self._planned.append((part, last - k * size + 1, cursor, not whole, state))
 
 
 class Grouper(BaseNode[list[BatchPlan]]):  # type: ignore[misc]  # torchdata is untyped
