@@ -4,12 +4,13 @@
 
     Candidates and their Jaccard depend only on the text, so they are cached by content hash
     (MD5 of the normalized text), over every document with band keys whatever the quality
-    filters decide: a threshold change never needs a new pair. Each run matches the content
-    hashes it has not seen before (by their band keys) against the band index of every content
-    hash, computes the word 5-gram Jaccard of those new pairs only, and appends them, with one
-    row per new hash (content_hash_b null) that records it was matched: that row, not a
-    timestamp, is the watermark, so a run whose new texts gave no pair is not matched again.
-    Rows are (smaller hash, larger hash), so a full refresh gives the same rows. -#}
+    filters decide: a threshold change never needs a new pair. Each run takes the documents
+    hashed since its last run (by Iceberg snapshot: lakemix.rows_since), keeps the content
+    hashes among them it has not matched before, matches their band keys against the band keys
+    of every document, computes the word 5-gram Jaccard of those new pairs only, and appends
+    them, with one row per new hash (content_hash_b null) that records it was matched: that
+    row is the watermark of the matching, so a run whose new texts gave no pair does not match
+    them again. Rows are (smaller hash, larger hash), so a full refresh gives the same rows. -#}
 
 with
 
@@ -18,29 +19,31 @@ minhashed as (
     where band_keys is not null
 ),
 
+{#- The documents hashed since this model's last run, by Iceberg snapshot (rows_since): the
+    band keys of every other document are read, not grouped. -#}
+minhashed_since as (
+    select * from {{ lakemix.rows_since(ref('int_documents_minhashed')) }}
+    where band_keys is not null
+),
+
 documents as (
     select * from {{ ref('int_documents_language_scored') }}
 ),
 
-{#- Every document with the same text has the same band keys: one row per content hash, with
-    the document whose text stands for it (any would do; the smallest id, to be deterministic). -#}
-contents as (
+{#- Documents with the same text have the same band keys: one row per new content hash (any of
+    its documents stands for it; the smallest id, to be deterministic). -#}
+new_contents as (
     select
         content_hash,
-        min(document_id) as document_id,
         min_by(band_keys, document_id) as band_keys
-    from minhashed
-    group by content_hash
-),
-
-new_contents as (
-    select * from contents
+    from minhashed_since
     {% if is_incremental() %}
         where content_hash not in (
             select content_hash_a from {{ this }}
             where content_hash_b is null
         )
     {% endif %}
+    group by content_hash
 ),
 
 new_band_keys as (
@@ -50,11 +53,13 @@ new_band_keys as (
     from new_contents
 ),
 
+{#- Every document's keys: a text with several documents is found once per document, and
+    candidate_pairs keeps one. -#}
 band_index as (
     select
         content_hash,
         {{ lakemix.explode('band_keys') }} as band_key
-    from contents
+    from minhashed
 ),
 
 {#- A pair of two new hashes is found from both sides: distinct keeps one. -#}
@@ -71,6 +76,23 @@ candidate_pairs as (
 
 {%- if var('lakemix_dedup_verify') %}
 
+candidate_hashes as (
+    select content_hash_a as content_hash from candidate_pairs
+    union
+    select content_hash_b as content_hash from candidate_pairs
+),
+
+{#- The document whose text stands for each hash of a pair: the smallest id of that text. -#}
+candidate_contents as (
+    select
+        minhashed.content_hash,
+        min(minhashed.document_id) as document_id
+    from minhashed
+    inner join candidate_hashes
+        on minhashed.content_hash = candidate_hashes.content_hash
+    group by minhashed.content_hash
+),
+
 candidate_documents as (
     select
         candidate_pairs.content_hash_a,
@@ -78,9 +100,9 @@ candidate_documents as (
         content_a.document_id as document_id_a,
         content_b.document_id as document_id_b
     from candidate_pairs
-    inner join contents as content_a
+    inner join candidate_contents as content_a
         on candidate_pairs.content_hash_a = content_a.content_hash
-    inner join contents as content_b
+    inner join candidate_contents as content_b
         on candidate_pairs.content_hash_b = content_b.content_hash
 ),
 

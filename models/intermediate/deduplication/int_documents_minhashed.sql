@@ -1,12 +1,13 @@
 {{ config(incremental=true) }}
 
 {#- Every document is hashed once (incremental): a threshold change that keeps more documents
-    needs no new signatures. -#}
+    needs no new signatures. A run reads the text of the documents added since its last run
+    only (rows_since: by Iceberg snapshot), not of every document. -#}
 
 with
 
 documents as (
-    select * from {{ ref('int_documents_language_scored') }}
+    select * from {{ lakemix.rows_since(ref('int_documents_language_scored')) }}
     {% if is_incremental() %}
         where document_id not in (select document_id from {{ this }})
     {% endif %}

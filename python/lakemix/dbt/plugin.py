@@ -16,7 +16,7 @@ from dbt.adapters.duckdb.plugins import BasePlugin
 
 from lakemix import duck
 from lakemix.catalog import catalog as open_catalog
-from lakemix.dbt import store, views
+from lakemix.dbt import store, views, watermark
 from lakemix.git import git_state
 from lakemix.settings import Settings, project_root
 from lakemix.udf import register_all
@@ -48,6 +48,9 @@ class Plugin(BasePlugin):
         self.settings.duckdb_path.parent.mkdir(parents=True, exist_ok=True)
         self.commit, self.dirty = git_state(project_root())
         self._catalog: Catalog | None = None
+        # Target table -> {watermark property: snapshot id} of the sources its SQL reads
+        # (lakemix_rows_since at compile time), committed with its rows by ``store``.
+        self._watermarks: dict[str, dict[str, str]] = {}
 
     @property
     def catalog(self) -> Catalog:
@@ -74,6 +77,13 @@ class Plugin(BasePlugin):
             side_effects=True,
         )
         conn.create_function(
+            "lakemix_rows_since",
+            self._rows_since,
+            ["VARCHAR", "VARCHAR", "BOOLEAN"],
+            "VARCHAR",
+            side_effects=True,
+        )
+        conn.create_function(
             "lakemix_append_build_stats",
             self._append_build_stats,
             ["VARCHAR", "VARCHAR"],
@@ -91,6 +101,41 @@ class Plugin(BasePlugin):
         from lakemix.versions.refs import scan_at
 
         return scan_at(self.catalog.load_table(identifier), version)
+
+    def _rows_since(self, source: str, target: str, incremental: bool) -> str:
+        """SQL for the rows of ``source`` that ``target`` has not read (macro ``rows_since``).
+
+        Reads the source's current snapshot (or its pinned one): incrementally, only the data
+        files added since the snapshot the target's last run read (``watermark``); otherwise,
+        or when those files cannot be told, all of it. The snapshot read is remembered and
+        committed with the target's rows by ``store``.
+        """
+        from pyiceberg.exceptions import NoSuchTableError
+
+        table = self.catalog.load_table(source)
+        now = views.pinned_snapshots().get(source)
+        if now is None:
+            current = table.current_snapshot()
+            if current is None:
+                raise store.StoreError(f"{source} has no snapshot yet: build it first")
+            now = current.snapshot_id
+        self._watermarks[target] = self._watermarks.get(target, {}) | {
+            watermark.watermark_property(source): str(now)
+        }
+        full = views.scan_sql(table, now)
+        if not incremental:
+            return full
+        try:
+            last = watermark.last_read(self.catalog.load_table(target), source)
+        except NoSuchTableError:
+            return full
+        files = watermark.added_files(table, last, now)
+        if files is None:
+            return full
+        if not files:
+            return f"(select * from {full} limit 0)"
+        paths = ", ".join(views.quote_literal(path) for path in files)
+        return f"read_parquet([{paths}], union_by_name = true)"
 
     def _append_build_stats(self, invocation_id: str, rows_json: str) -> int:
         """Append a build's statistics to meta.build_stats (macro ``record_build_stats``)."""
@@ -110,13 +155,17 @@ class Plugin(BasePlugin):
             "lakemix.git_commit": self.commit,
             "lakemix.git_dirty": str(self.dirty).lower(),
         }
+        identifier = f"{relation.schema}.{relation.identifier}"
+        read = self._watermarks.pop(identifier, {})
+        properties |= read
         store.store(
             self.catalog,
             store.StoreRequest(
-                identifier=f"{relation.schema}.{relation.identifier}",
+                identifier=identifier,
                 staged=Path(target_config.location.path),
                 mode=str(options.get("mode", "overwrite")),
                 properties=properties,
                 full_refresh=bool(options.get("full_refresh", False)),
+                commit_when_empty=bool(read),
             ),
         )

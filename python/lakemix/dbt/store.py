@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from lakemix.dbt.watermark import PROPERTY_PREFIX
 from lakemix.iceberg import commit_with_retry, ensure_namespace, local_path
 
 if TYPE_CHECKING:
@@ -33,6 +34,8 @@ class StoreRequest:
         mode: ``overwrite`` (replace all rows) or ``append``.
         properties: Snapshot properties (dbt invocation id, model, git commit).
         full_refresh: Recreate the table when its schema cannot evolve in place.
+        commit_when_empty: With no rows to append, append an empty snapshot all the same when
+            the current one lacks the properties (what the run read: ``watermark``).
     """
 
     identifier: str
@@ -40,6 +43,7 @@ class StoreRequest:
     mode: str
     properties: dict[str, str]
     full_refresh: bool = False
+    commit_when_empty: bool = False
 
 
 def staged_files(staged: Path) -> list[Path]:
@@ -119,6 +123,15 @@ def _move_into(table: Table, files: list[Path], tag: str) -> list[str]:
     return moved
 
 
+def _properties_differ(table: Table, properties: dict[str, str]) -> bool:
+    """Whether the current snapshot read other snapshots than ``properties`` record."""
+    snapshot = table.current_snapshot()
+    if snapshot is None or snapshot.summary is None:
+        return True
+    current = snapshot.summary.additional_properties
+    return any(current.get(k) != v for k, v in properties.items() if k.startswith(PROPERTY_PREFIX))
+
+
 def store(catalog: Catalog, request: StoreRequest) -> str:
     """Commit the staged files of a model; returns the table's new metadata location."""
     from pyiceberg.exceptions import NoSuchTableError
@@ -152,7 +165,9 @@ def store(catalog: Catalog, request: StoreRequest) -> str:
                 tx.delete(AlwaysTrue(), snapshot_properties=request.properties)
             if paths:
                 tx.add_files(paths, snapshot_properties=request.properties)
-            elif request.mode == "overwrite" and table.current_snapshot() is None:
+            elif (request.mode == "overwrite" and table.current_snapshot() is None) or (
+                request.commit_when_empty and _properties_differ(table, request.properties)
+            ):
                 tx.append(
                     table.schema().as_arrow().empty_table(), snapshot_properties=request.properties
                 )

@@ -166,11 +166,59 @@ def test_incremental_equals_full_rebuild(tmp_path: Path, monkeypatch: pytest.Mon
     assert any(a in old_hashes or b in old_hashes for a, b in added_pairs)  # the old index
     assert any(a in new_hashes and b in new_hashes for a, b in added_pairs)
 
+    # Each incremental model read only what its source gained since its last run: the data
+    # files added since the snapshot recorded with its rows (lakemix.rows_since).
+    for model, source in (
+        ("int_documents_minhashed", "int_documents_language_scored"),
+        ("int_content_pairs_verified", "int_documents_minhashed"),
+    ):
+        read = source_snapshots_read(settings, f"intermediate.{model}", f"intermediate.{source}")
+        assert len(read) == 2 and read[-1] == current_snapshot(settings, f"intermediate.{source}")
+        sql = compiled(tmp_path / "i", model)
+        added = files_added(settings, f"intermediate.{source}", since=read[0])
+        assert added and f"read_parquet([{', '.join(repr(f) for f in added)}]" in sql
+
+    # Nothing new: nothing is read, and no snapshot is added.
+    run_dedup(tmp_path / "i")
+    assert "limit 0" in compiled(tmp_path / "i", "int_documents_minhashed")
+    assert catalog(settings).load_table(PAIRS).current_snapshot() == snapshot
+    assert clusters(settings) == incremental
+
     run_dedup(tmp_path / "i", full_refresh=True)
     full = clusters(settings)
     assert incremental == full
     assert len(full) == 649
     assert content_pairs(settings) == cached
+
+
+def source_snapshots_read(settings: Settings, table: str, source: str) -> list[int]:
+    """The snapshot of ``source`` each snapshot of ``table`` recorded as read, oldest first."""
+    read = []
+    for snapshot in catalog(settings).load_table(table).snapshots():
+        assert snapshot.summary is not None
+        value = snapshot.summary.additional_properties.get(f"lakemix.read.{source}")
+        if value is not None and int(value) not in read:
+            read.append(int(value))
+    return read
+
+
+def current_snapshot(settings: Settings, table: str) -> int:
+    snapshot = catalog(settings).load_table(table).current_snapshot()
+    assert snapshot is not None
+    return snapshot.snapshot_id
+
+
+def files_added(settings: Settings, table: str, *, since: int) -> list[str]:
+    """Local paths of the data files of ``table`` that snapshot ``since`` did not have."""
+    loaded = catalog(settings).load_table(table)
+    before = {t.file.file_path for t in loaded.scan(snapshot_id=since).plan_files()}
+    now = [t.file.file_path for t in loaded.scan().plan_files()]
+    return sorted(p.removeprefix("file://") for p in now if p not in before)
+
+
+def compiled(tmp: Path, model: str) -> str:
+    """The SQL dbt ran for ``model`` in the last run with its target in ``tmp``."""
+    return next((tmp / "target" / "run").rglob(f"{model}.sql")).read_text()
 
 
 def test_pairs_cached_unverified_are_refused_when_verifying(

@@ -1,0 +1,66 @@
+"""What an incremental model has not read yet: the data files its source gained since its last run.
+
+An incremental model that reads only new rows used to find them with an anti-join of every
+source row against its own table, which reads every column it selects (the text, for the dedup
+models) of every row. Iceberg data files never change, so every row of the source's snapshot
+``now`` that was not in snapshot ``last`` lies in a file of ``now`` that ``last`` does not have:
+reading those files gives a superset of the new rows (the model's anti-join on ids stays, and
+makes it exact). The snapshot a run read is recorded in the snapshot the run commits to its own
+table (property ``lakemix.read.<source>``), so it travels with the rows: a table rolled back to
+an older snapshot reads from that snapshot's watermark on. Whenever the files cannot be told
+(no watermark, the snapshot expired, delete files), the whole source is read.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lakemix.iceberg import local_path
+
+if TYPE_CHECKING:
+    from pyiceberg.table import Table
+
+PROPERTY_PREFIX = "lakemix.read."
+
+
+def watermark_property(source: str) -> str:
+    """The snapshot property that records which snapshot of ``source`` a run read."""
+    return PROPERTY_PREFIX + source
+
+
+def last_read(target: Table, source: str) -> int | None:
+    """The snapshot of ``source`` that the run behind ``target``'s current snapshot read."""
+    snapshot = target.current_snapshot()
+    if snapshot is None or snapshot.summary is None:
+        return None
+    value = snapshot.summary.additional_properties.get(watermark_property(source))
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def data_files(table: Table, snapshot_id: int) -> list[str] | None:
+    """The data files of a snapshot, or None when it has delete files (rows hidden in files)."""
+    files = []
+    for task in table.scan(snapshot_id=snapshot_id).plan_files():
+        if task.delete_files:
+            return None
+        files.append(task.file.file_path)
+    return files
+
+
+def added_files(source: Table, since: int | None, until: int) -> list[str] | None:
+    """Local paths of the data files of snapshot ``until`` that snapshot ``since`` lacks.
+
+    Returns None when that cannot be told: no ``since``, ``since`` no longer in the table's
+    metadata (expired, or the table was recreated), or delete files in either snapshot.
+    """
+    if since is None or source.snapshot_by_id(since) is None:
+        return None
+    before = data_files(source, since)
+    after = data_files(source, until)
+    if before is None or after is None:
+        return None
+    seen = set(before)
+    return sorted(local_path(path) for path in after if path not in seen)
