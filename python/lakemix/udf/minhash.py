@@ -305,19 +305,23 @@ def _compiled() -> Callable[..., None]:
 
 @functools.cache
 def _unicode_tables() -> tuple[NDArray[np.uint8], NDArray[np.uint32]]:
-    """Word-character flags and simple lowercase mapping of every code point."""
+    """Word-character flags and simple lowercase mapping of every code point.
+
+    Built once per process, so it is on the path of every dbt run that hashes a text: the code
+    points come from one UTF-32 decode (not a million ``chr`` calls), and only the planes with
+    assigned characters are looked up.
+    """
     import unicodedata
 
+    code_points = np.arange(0x110000, dtype=np.uint32)
+    code_points[0xD800:0xE000] = 0  # surrogates cannot be decoded: "\0" stands in for them
+    chars = code_points.tobytes().decode("utf-32-le")
     is_word = np.zeros(0x110000, dtype=np.uint8)
     category = unicodedata.category
     # Planes 4-13 are unassigned and 15-16 private use (not word characters) in Unicode 14.0.
     for first, last in ((0, 0x40000), (0xE0000, 0xF0000)):
-        for cp in range(first, last):
-            cat = category(chr(cp))
-            if cat[0] in "LMN":
-                is_word[cp] = 1
-    chars = "".join(map(chr, range(0xD800))) + "\0" * 0x800
-    chars += "".join(map(chr, range(0xE000, 0x110000)))
+        flags = [category(c)[0] in "LMN" for c in chars[first:last]]
+        is_word[first:last] = np.array(flags, dtype=np.uint8)
     lowered = chars[:0x130].lower() + "i" + chars[0x131:].lower()  # U+0130: simple mapping
     lower = np.frombuffer(lowered.encode("utf-32-le"), dtype=np.uint32).copy()
     if lower.shape[0] != 0x110000:
