@@ -3,6 +3,8 @@
 Usage: .venv/bin/python bench/dedup.py [--docs 100000 [1000000 ...]] [--seed 0] [--cpus 0,1]
        [--incremental-max-docs 100000] [--datatrove-python PYTHON] [--work bench/out/dedup-work]
        [--keep]
+       .venv/bin/python bench/dedup.py --incremental-only --docs 1000000 [--repeat 2]
+       [--work bench/out/dedup-work] [--keep]
 
 Corpora: ``bench/corpus.py`` builds (``build_corpus(out, docs=N, seed)``), cached in
 ``bench/out/corpus-<N>``, with their ground truth of exact and near duplicates.
@@ -53,7 +55,20 @@ the second run of both phases is timed against the full run; its clusters must e
 run's (same partition; the kept document may differ only because the first 90% were ingested
 earlier).
 
-Figures are also written to ``bench/out/dedup-results.json``.
+Incremental only (``--incremental-only``, any size; the way to measure it at 1M): the first
+90% of the corpus is ingested and built through the upstream models in
+``<work>/<docs>/incremental-only`` (the slow part: about 20-40 minutes at 1M here), and that
+lakehouse is copied aside (``home.base``) and, with ``--keep``, kept: a later run with the same
+``--work`` reuses it (delete the folder after changing the upstream models). From that copy, the
+dedup models are run on the 90%, the last 10% is ingested and run through the upstream models,
+and the lakehouse is copied aside again (``home.pre``, in place, because Iceberg metadata holds
+absolute paths). Then, ``--repeat`` times: the incremental dedup run (timed), a
+``--full-refresh`` of the dedup models in the same lakehouse (timed), their clusters compared
+(they must be identical, kept documents included), and ``home.pre`` put back. The ratio is the
+incremental run's wall clock over the full refresh's, each dbt's start-up included.
+
+Figures are also written to ``bench/out/dedup-results.json`` (``dedup-incremental-results.json``
+for ``--incremental-only``).
 """
 
 from __future__ import annotations
@@ -330,9 +345,10 @@ class Phase:
 class Lakehouse:
     """A fresh lakehouse under ``work`` and the commands that run on it."""
 
-    def __init__(self, work: Path, *, cpus: str) -> None:
-        shutil.rmtree(work, ignore_errors=True)
-        work.mkdir(parents=True)
+    def __init__(self, work: Path, *, cpus: str, reuse: bool = False) -> None:
+        if not reuse:
+            shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True, exist_ok=True)
         self.work, self.cpus, self.log = work, cpus, work / "commands.log"
         env = {k: v for k, v in os.environ.items() if not k.startswith(("LAKEMIX_", "DBT_"))}
         threads = str(len(cpus.split(",")))
@@ -486,11 +502,7 @@ def run_lakemix(
     if docs > incremental_max_docs:
         return result, kept, normalized
     lake = Lakehouse(work / "incremental", cpus=cpus)
-    split = docs - round(docs * INCREMENTAL_TAIL)
-    head, tail = lake.work / "head.jsonl", lake.work / "tail.jsonl"
-    with head.open("wb") as h, tail.open("wb") as t:
-        for i, line in enumerate(lines(corpus)):
-            (h if i < split else t).write(line)
+    head, tail = write_head_and_tail(corpus, lake.work, docs - round(docs * INCREMENTAL_TAIL))
     lake.ingest([head])
     lake.dbt("seed")
     lake.build()
@@ -504,12 +516,131 @@ def run_lakemix(
     return result, kept, normalized
 
 
+def write_head_and_tail(corpus: Path, work: Path, split: int) -> tuple[Path, Path]:
+    """``work/head.jsonl`` (the first ``split`` documents) and ``work/tail.jsonl`` (the rest)."""
+    head, tail = work / "head.jsonl", work / "tail.jsonl"
+    with head.open("wb") as h, tail.open("wb") as t:
+        for i, line in enumerate(lines(corpus)):
+            (h if i < split else t).write(line)
+    return head, tail
+
+
 def partition(kept: np.ndarray) -> np.ndarray:
     """Canonical cluster label of every document: the smallest position in its cluster."""
     smallest: dict[int, int] = {}
     for i, k in enumerate(kept.tolist()):
         smallest.setdefault(k, i)
     return np.array([smallest[k] for k in kept.tolist()])
+
+
+def _copy_home(lake: Lakehouse, source: str, target: str) -> None:
+    """Replace ``<work>/<target>`` by a copy of ``<work>/<source>`` (``cp -a``: fast, exact)."""
+    shutil.rmtree(lake.work / target, ignore_errors=True)
+    subprocess.run(["cp", "-a", str(lake.work / source), str(lake.work / target)], check=True)
+
+
+@dataclass
+class IncrementalRun:
+    """``--incremental-only``: the timed dedup runs, each incremental one then its full refresh."""
+
+    docs: int
+    head_dedup: Phase
+    tail_upstream: Phase
+    incremental: list[Phase] = field(default_factory=list)
+    full: list[Phase] = field(default_factory=list)
+    identical: list[bool] = field(default_factory=list)
+    base_seconds: float | None = None  # building the 90% through upstream; None when reused
+    notes: list[str] = field(default_factory=list)
+
+
+def run_incremental_only(
+    corpus: Path, truth: Truth, work: Path, cpus: str, *, repeat: int
+) -> IncrementalRun:
+    """The incremental dedup run against a full refresh, in one lakehouse (module docstring)."""
+    docs = len(truth.ids)
+    split = docs - round(docs * INCREMENTAL_TAIL)
+    marker = work / "BASE"
+    expected = f"{corpus.name} {split}\n"
+    reuse = marker.is_file() and marker.read_text() == expected and (work / "home.base").is_dir()
+    lake = Lakehouse(work, cpus=cpus, reuse=reuse)
+    base_seconds = None
+    if reuse:
+        print(f"  lakemix: reusing {work / 'home.base'} ({split:,} documents built)", flush=True)
+        _copy_home(lake, "home.base", "home")
+    else:
+        started = time.perf_counter()
+        head, _ = write_head_and_tail(corpus, lake.work, split)
+        lake.ingest([head])
+        lake.dbt("seed")
+        print(f"  lakemix: {split:,} documents through the upstream models ...", flush=True)
+        lake.dbt("run", "--select", UPSTREAM, "--exclude", DEDUP_MODELS)
+        _copy_home(lake, "home", "home.base")
+        marker.write_text(expected)
+        base_seconds = time.perf_counter() - started
+    head_dedup = lake.dbt("run", "--select", DEDUP_MODELS)
+    lake.ingest([lake.work / "tail.jsonl"])
+    tail_upstream = lake.dbt("run", "--select", UPSTREAM, "--exclude", DEDUP_MODELS)
+    _copy_home(lake, "home", "home.pre")
+    result = IncrementalRun(docs, head_dedup, tail_upstream, base_seconds=base_seconds)
+    for n in range(repeat):
+        if n:
+            _copy_home(lake, "home.pre", "home")
+        result.incremental.append(lake.dbt("run", "--select", DEDUP_MODELS, retry=False))
+        incremental, _ = lake.clusters(truth)
+        result.full.append(lake.dbt("run", "--select", DEDUP_MODELS, "--full-refresh"))
+        full, _ = lake.clusters(truth)
+        result.identical.append(bool((incremental == full).all()))
+        inc, ful = result.incremental[-1], result.full[-1]
+        print(
+            f"  lakemix: incremental {inc.seconds:.1f} s, full refresh {ful.seconds:.1f} s "
+            f"({inc.seconds / ful.seconds:.1%}); clusters identical: {result.identical[-1]}",
+            flush=True,
+        )
+    result.notes = lake.notes
+    return result
+
+
+def print_incremental_only(run: IncrementalRun) -> None:
+    tail = round(run.docs * INCREMENTAL_TAIL)
+    print(
+        f"\nIncremental at {run.docs:,}: {run.docs - tail:,} documents built (dedup models "
+        f"{run.head_dedup.seconds:,.1f} s), {tail:,} more ingested and through the upstream "
+        f"models ({run.tail_upstream.seconds:,.1f} s); then the dedup models' incremental run "
+        f"against a --full-refresh of them in the same lakehouse "
+        f"(goal: incremental < {GOALS['incremental']:.0%} of full)"
+    )
+    models = list(run.full[0].models) if run.full else []
+    rows = []
+    for n, (inc, full) in enumerate(zip(run.incremental, run.full, strict=True)):
+        label = f"run {n + 1}"
+        rows.append(
+            [
+                f"{label}: dbt run, wall / CPU s",
+                f"{inc.seconds:,.1f} / {inc.cpu_seconds:,.1f}",
+                f"{full.seconds:,.1f} / {full.cpu_seconds:,.1f}",
+                f"{inc.seconds / full.seconds:.1%} / {inc.cpu_seconds / full.cpu_seconds:.1%}",
+            ]
+        )
+        inside = (sum(p.models.get(m, 0) for m in models) for p in (inc, full))
+        a, b = inside
+        rows.append([f"{label}: the four models, s", f"{a:,.1f}", f"{b:,.1f}", f"{a / b:.1%}"])
+        for m in models:
+            if m.startswith("int_"):
+                x, y = inc.models.get(m, 0), full.models.get(m, 0)
+                rows.append([f"  {m}", f"{x:,.1f}", f"{y:,.1f}", pct(x / y) if y else "-"])
+        rows.append(
+            [
+                f"{label}: outside the models (start-up)",
+                f"{inc.seconds - a:,.1f}",
+                f"{full.seconds - b:,.1f}",
+                "",
+            ]
+        )
+    table(["lakemix", "incremental", "full refresh", "ratio"], rows)
+    same = "yes" if run.identical and all(run.identical) else "NO"
+    print(f"clusters (and kept documents) identical to the full refresh's: {same}")
+    if run.base_seconds is not None:
+        print(f"building the first {run.docs - tail:,} documents took {run.base_seconds:,.0f} s")
 
 
 # datatrove ----------------------------------------------------------------------------------------
@@ -901,9 +1032,21 @@ def main(argv: list[str] | None = None) -> None:
         default=INCREMENTAL_MAX_DOCS,
         help=f"run the incremental case up to this corpus size (default {INCREMENTAL_MAX_DOCS:,})",
     )
+    parser.add_argument(
+        "--incremental-only",
+        action="store_true",
+        help="only the incremental case, at every --docs size, against a --full-refresh in the "
+        "same lakehouse; with --keep its 90%% base is kept in --work and reused",
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="--incremental-only: timed pairs of runs (default 1)"
+    )
     parser.add_argument("--work", type=Path, default=OUT / "dedup-work", help="scratch folder")
     parser.add_argument("--keep", action="store_true", help="keep the lakehouses in --work")
     args = parser.parse_args(argv)
+    if args.incremental_only:
+        incremental_only(args)
+        return
 
     if args.datatrove_python is None:
         from _datatrove import VENV, ensure_venv
@@ -972,6 +1115,35 @@ def main(argv: list[str] | None = None) -> None:
     (OUT / "dedup-results.json").write_text(json.dumps(record, indent=2, default=str) + "\n")
     if not args.keep:
         shutil.rmtree(args.work, ignore_errors=True)
+
+
+def incremental_only(args: argparse.Namespace) -> None:
+    """``--incremental-only``: see the module docstring."""
+    print(
+        f"bench/dedup --incremental-only: CPUs {args.cpus}, load average {os.getloadavg()[0]:.2f}",
+        flush=True,
+    )
+    results = {}
+    for docs in sorted(args.docs):
+        corpus = cached_corpus(docs, args.seed)
+        print(f"\n{docs:,} documents ({corpus}):", flush=True)
+        truth = Truth.load(corpus)
+        work = args.work / str(docs) / "incremental-only"
+        run = run_incremental_only(corpus, truth, work, args.cpus, repeat=args.repeat)
+        results[docs] = run
+        print_incremental_only(run)
+        for note in run.notes:
+            print(f"NOTE lakemix at {docs:,}: {note}")
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+        else:  # the base is what is reused; the rest is rebuilt from it
+            for name in ("home", "home.pre"):
+                shutil.rmtree(work / name, ignore_errors=True)
+    print(f"load average at the end {os.getloadavg()[0]:.2f}")
+    record = plain(results)
+    (OUT / "dedup-incremental-results.json").write_text(
+        json.dumps(record, indent=2, default=str) + "\n"
+    )
 
 
 if __name__ == "__main__":
