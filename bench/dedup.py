@@ -534,9 +534,14 @@ def partition(kept: np.ndarray) -> np.ndarray:
 
 
 def _copy_home(lake: Lakehouse, source: str, target: str) -> None:
-    """Replace ``<work>/<target>`` by a copy of ``<work>/<source>`` (``cp -a``: fast, exact)."""
+    """Replace ``<work>/<target>`` by a copy of ``<work>/<source>`` (``cp -a``: fast, exact).
+
+    Then ``sync``: otherwise the kernel writes the copy (gigabytes at 1M) back to disk during
+    the next, timed command.
+    """
     shutil.rmtree(lake.work / target, ignore_errors=True)
     subprocess.run(["cp", "-a", str(lake.work / source), str(lake.work / target)], check=True)
+    os.sync()
 
 
 @dataclass

@@ -29,29 +29,31 @@ content_pairs as (
 kept_hashes as (
     select
         minhashed.document_id,
-        minhashed.content_hash,
-        min(minhashed.document_id) over (partition by minhashed.content_hash) as representative_id
+        minhashed.content_hash
     from minhashed
     inner join kept
         on minhashed.document_id = kept.document_id
 ),
 
-exact_edges as (
-    select
-        representative_id as document_id_a,
-        document_id as document_id_b,
-        'exact' as edge_kind,
-        cast(1.0 as double) as jaccard
-    from kept_hashes
-    where document_id != representative_id
-),
-
+{#- A group-by, not min() over (partition by content_hash): a window sorts every document. -#}
 representatives as (
     select
         content_hash,
-        representative_id
+        min(document_id) as representative_id
     from kept_hashes
-    where document_id = representative_id
+    group by content_hash
+),
+
+exact_edges as (
+    select
+        representatives.representative_id as document_id_a,
+        kept_hashes.document_id as document_id_b,
+        'exact' as edge_kind,
+        cast(1.0 as double) as jaccard
+    from kept_hashes
+    inner join representatives
+        on kept_hashes.content_hash = representatives.content_hash
+    where kept_hashes.document_id != representatives.representative_id
 ),
 
 candidate_pairs as (
