@@ -16,7 +16,8 @@
         {%- set sql = "select lakemix_rows_since('" ~ relation.schema ~ "." ~ relation.identifier
             ~ "', '" ~ this.schema ~ "." ~ this.identifier ~ "', "
             ~ ('true' if is_incremental() else 'false') ~ ")" -%}
-        {{- run_query(sql).columns[0].values()[0] -}}
+        {%- set rows = run_query(sql).columns[0].values()[0] -%}
+        {{- rows if rows else relation -}}
     {%- else -%}
         {{ relation }}
     {%- endif -%}

@@ -108,16 +108,20 @@ class Plugin(BasePlugin):
         Reads the source's current snapshot (or its pinned one): incrementally, only the data
         files added since the snapshot the target's last run read (``watermark``); otherwise,
         or when those files cannot be told, all of it. The snapshot read is remembered and
-        committed with the target's rows by ``store``.
+        committed with the target's rows by ``store``. Empty when the source has no snapshot
+        yet (compiling before anything was built): the macro then reads the relation itself.
         """
         from pyiceberg.exceptions import NoSuchTableError
 
-        table = self.catalog.load_table(source)
+        try:
+            table = self.catalog.load_table(source)
+        except NoSuchTableError:
+            return ""  # not built yet (dbt compile, docs generate): the macro uses the relation
         now = views.pinned_snapshots().get(source)
         if now is None:
             current = table.current_snapshot()
             if current is None:
-                raise store.StoreError(f"{source} has no snapshot yet: build it first")
+                return ""
             now = current.snapshot_id
         self._watermarks[target] = self._watermarks.get(target, {}) | {
             watermark.watermark_property(source): str(now)

@@ -250,3 +250,19 @@ def test_pairs_cached_unverified_are_refused_when_verifying(
     ).fetchall()
     conn.close()
     assert near and all(j >= 0.8 for (j,) in near)
+
+
+def test_incremental_models_compile_before_anything_is_built(
+    lakehouse: Settings, tmp_path: Path
+) -> None:
+    """lakemix.rows_since asks the catalog for the source's files; with no source table yet
+    (dbt compile or docs generate on a new lakehouse) the model reads the relation itself."""
+    dbt(
+        "compile", "--select", "int_documents_minhashed", "int_content_pairs_verified", tmp=tmp_path
+    )
+    for model, source in (
+        ("int_documents_minhashed", "int_documents_language_scored"),
+        ("int_content_pairs_verified", "int_documents_minhashed"),
+    ):
+        sql = next((tmp_path / "target" / "compiled").rglob(f"{model}.sql")).read_text()
+        assert f'from "lakemix"."intermediate"."{source}"' in sql
