@@ -123,7 +123,9 @@ pairs_verified as (
     select
         candidate_documents.content_hash_a,
         candidate_documents.content_hash_b,
-        lakemix_jaccard(text_a.text, text_b.text) as jaccard
+        lakemix_jaccard(
+            text_a.text, text_b.text, {{ var('lakemix_minhash_shingle_words') }}
+        ) as jaccard
     from candidate_documents
     inner join candidate_texts as text_a
         on candidate_documents.document_id_a = text_a.document_id

@@ -82,11 +82,18 @@ def _kernel(
     signatures: NDArray[np.uint64],
     keys: NDArray[np.int64],
     has_words: NDArray[np.bool_],
+    shingle_hashes: NDArray[np.uint64],
+    shingle_starts: NDArray[np.int64],
+    shingle_counts: NDArray[np.int64],
 ) -> None:
-    """Signatures and/or band keys of every valid text (compiled by numba, see ``_compiled``).
+    """Signatures, band keys or shingle hashes of every valid text (compiled by numba, see
+    ``_compiled``).
 
     ``signatures`` is ``(n, bands * rows)`` or ``(0, ...)`` when not wanted, ``keys`` is
-    ``(n, bands)`` or ``(0, ...)``; ``has_words[i]`` is set when text ``i`` has a word.
+    ``(n, bands)`` or ``(0, ...)``; ``has_words[i]`` is set when text ``i`` has a word. When
+    ``shingle_counts`` has ``n`` entries, text ``i``'s shingle hashes (mod p, duplicates kept)
+    go to ``shingle_hashes`` from ``shingle_starts[i]`` on, their number to
+    ``shingle_counts[i]``, and nothing else is computed.
     Per text: (1) decode, split and lower-case into ``text`` (words joined by one space), then
     hash each shingle into ``xs_lo``, ``xs_hi``; (2) the permutations, one at a time over all
     shingles (a loop LLVM vectorizes); (3) the band keys.
@@ -157,6 +164,7 @@ def _kernel(
         return x - _P61 if x >= _P61 else x
 
     n = offsets.shape[0] - 1
+    want_hashes = shingle_counts.shape[0] > 0
     perms = a.shape[0]
     bands = perms // rows
     longest = 0
@@ -262,6 +270,11 @@ def _kernel(
             x = mod_p(xxh64(text, begin, np.int64(xs_hi[j]) - begin))
             xs_lo[j] = x & _MASK32
             xs_hi[j] = x >> np.uint64(32)
+            if want_hashes:
+                shingle_hashes[shingle_starts[d] + j] = x
+        if want_hashes:
+            shingle_counts[d] = shingles
+            continue
         # (2) mins[t] = min over shingles x of (a_t * x + b_t) mod p, exact: with 32-bit limbs
         # a * x = hi * 2**64 + mid * 2**32 + lo, and 2**61 = 1 (mod p).
         for t in range(perms):
@@ -360,8 +373,6 @@ def _run(
     want_signatures: bool,
 ) -> tuple[NDArray[np.uint64], NDArray[np.int64], NDArray[np.bool_]]:
     """Signatures (or an empty matrix), band keys (or an empty matrix) and the has-words mask."""
-    import pyarrow as pa
-
     _check(shingle_words, bands, rows, seed)
     chunks = text_chunks(texts)
     kernel = _compiled()
@@ -377,13 +388,7 @@ def _run(
         size = len(chunk)
         if size == 0:
             continue
-        _, offsets_buffer, data_buffer = chunk.buffers()
-        offset_type = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
-        offsets = np.frombuffer(offsets_buffer, dtype=offset_type)
-        offsets = offsets[chunk.offset : chunk.offset + size + 1].astype(np.int64)
-        data = np.frombuffer(data_buffer if data_buffer is not None else b"", dtype=np.uint8)
-        data.flags.writeable = False  # one numba specialization, whoever owns the buffer
-        valid = np.array(chunk.is_valid(), dtype=np.bool_)
+        data, offsets, valid = _buffers(chunk)
         end = done + size
         kernel(
             data,
@@ -399,9 +404,85 @@ def _run(
             signatures[done:end] if want_signatures else signatures,
             keys if want_signatures else keys[done:end],
             has_words[done:end],
+            *_NO_SHINGLES,
         )
         done = end
     return signatures, keys, has_words
+
+
+def _buffers(chunk: pa.Array) -> tuple[NDArray[np.uint8], NDArray[np.int64], NDArray[np.bool_]]:
+    """UTF-8 bytes (read-only), int64 offsets and validity of a string or large_string chunk."""
+    import pyarrow as pa
+
+    size = len(chunk)
+    _, offsets_buffer, data_buffer = chunk.buffers()
+    offset_type = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+    raw = np.frombuffer(offsets_buffer, dtype=offset_type)
+    offsets = np.array(raw[chunk.offset : chunk.offset + size + 1], dtype=np.int64)
+    data = np.frombuffer(data_buffer if data_buffer is not None else b"", dtype=np.uint8)
+    data.flags.writeable = False  # one numba specialization, whoever owns the buffer
+    return data, offsets, np.array(chunk.is_valid(), dtype=np.bool_)
+
+
+# The kernel's shingle outputs when they are not wanted.
+_NO_SHINGLES = (np.zeros(0, np.uint64), np.zeros(0, np.int64), np.zeros(0, np.int64))
+
+
+def shingle_hashes(
+    texts: pa.Array | pa.ChunkedArray, *, shingle_words: int = SHINGLE_WORDS
+) -> tuple[NDArray[np.uint64], NDArray[np.int64], NDArray[np.int64]]:
+    """The hashes of every text's shingles, as the signatures see them.
+
+    Text ``i``'s shingles hash to ``hashes[starts[i] : starts[i] + counts[i]]`` (XXH64 mod p of
+    each shingle, in text order, repeats included); a null or wordless text has none. Two
+    different shingles share a hash with probability about ``2**-61``, so set operations on
+    the hashes are those on the shingles (:mod:`lakemix.udf.jaccard`).
+
+    Raises:
+        TypeError: If ``texts`` is not an array of strings.
+        ValueError: If ``shingle_words`` is not a positive integer.
+    """
+    _check(shingle_words, BANDS, ROWS, SEED)
+    kernel = _compiled()
+    is_word, lower = _unicode_tables()
+    a, b = _permutations(BANDS * ROWS, SEED)  # unused: the kernel stops before permuting
+    n = len(texts)
+    starts = np.zeros(n + 1, dtype=np.int64)
+    counts = np.zeros(n, dtype=np.int64)
+    chunks, done = [], 0
+    for chunk in text_chunks(texts):
+        size = len(chunk)
+        if size == 0:
+            continue
+        buffers = _buffers(chunk)
+        # A text of b bytes has at most b // 2 + 1 words, so at most as many shingles.
+        np.cumsum(np.diff(buffers[1]) // 2 + 1, out=starts[done + 1 : done + size + 1])
+        starts[done + 1 : done + size + 1] += starts[done]
+        chunks.append((buffers, done, size))
+        done += size
+    hashes = np.zeros(starts[-1], dtype=np.uint64)
+    empty_signatures = np.zeros((0, BANDS * ROWS), dtype=np.uint64)
+    empty_keys = np.zeros((0, BANDS), dtype=np.int64)
+    for (data, offsets, valid), first, size in chunks:
+        kernel(
+            data,
+            offsets,
+            valid,
+            is_word,
+            lower,
+            shingle_words,
+            a,
+            b,
+            ROWS,
+            (BANDS - 1).bit_length(),
+            empty_signatures,
+            empty_keys,
+            np.zeros(size, dtype=np.bool_),
+            hashes,
+            starts[first : first + size],
+            counts[first : first + size],
+        )
+    return hashes, starts[:-1], counts
 
 
 def minhash_bands(
