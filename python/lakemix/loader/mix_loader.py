@@ -95,7 +95,7 @@ class MixLoader:
         extra_fields: Sequence[str] = (),
         settings: Settings | None = None,
     ) -> None:
-        from lakemix.loader.store import build_store
+        from lakemix.loader.store import Preload, build_store, built_manifest, preload_hint
 
         if split not in SPLITS:
             raise ValueError(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")
@@ -114,13 +114,22 @@ class MixLoader:
             world_size = found[1] if world_size is None else world_size
         if not 0 <= rank < world_size:
             raise ValueError(f"rank must be in [0, world_size), got rank {rank} of {world_size}")
-        self.settings = settings or Settings.from_env()
-        self.manifest = resolve_release(mix, tag, self.settings)
+        self.settings = settings = settings or Settings.from_env()
+        # Unless a store of the release exists, the catalog is read (pyiceberg's import alone
+        # takes 0.5 s) and the store likely built: what the build needs loads meanwhile.
+        preload = None
+        if tag is None or built_manifest(tag, settings) is None:
+            preload = Preload(settings, preload_hint(tag, settings))
+        try:
+            self.manifest = resolve_release(mix, tag, settings)
+            self.store_path: Path = build_store(self.manifest, split, settings, preload=preload)
+        finally:
+            if preload is not None:
+                preload.close()
         self.mix, self.tag, self.split = mix, str(self.manifest["tag"]), split
         self.seq_len, self.batch_size, self.seed = seq_len, batch_size, seed
         self.rank, self.world_size = rank, world_size
         self.num_workers, self.worker_method = num_workers, worker_method
-        self.store_path: Path = build_store(self.manifest, split, self.settings)
         self.store = TokenStore(self.store_path)
         self.samples_per_epoch = int(self.store.repeats.sum())
         where = f"split {split!r} of release {self.tag} ({mix})"

@@ -1,18 +1,23 @@
 """The token store of a release split: its documents' token ids in one memory-mapped Arrow file.
 
-Built once per (release, split) by streaming the release's pinned Iceberg snapshots through ibis
-(DuckDB backend): the split's rows of ``marts.mix_<name>`` joined to their text in
+Built once per (release, split) by streaming the release's pinned Iceberg snapshots through
+DuckDB (``iceberg_scan``): the split's rows of ``marts.mix_<name>`` joined to their text in
 ``marts.fct_clean_documents``, a batch at a time, tokenized with the tokenizer the mix counted
 with (manifest var ``lakemix_tokenizer``), each document followed by the end-of-text token. A
 release is immutable (its tag pins every snapshot), so the file is valid for as long as the
 release exists; its name carries the release checksum. Readers map it into memory and touch
 only the pages of the documents they read.
+
+A first use is mostly start-up: importing pyiceberg to read the catalog, loading DuckDB's
+Iceberg extension and the tokenizer's vocabulary. The last two load in C without the GIL, so
+``Preload`` loads them in background threads while the caller reads the catalog.
 """
 
 from __future__ import annotations
 
 import os
 import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +31,8 @@ from lakemix.udf.tokens import DEFAULT_ENCODING, ENCODINGS, token_ids
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    import duckdb
+
 SCHEMA = pa.schema(
     [
         ("document_id", pa.string()),
@@ -36,8 +43,10 @@ SCHEMA = pa.schema(
     ]
 )
 CLEAN = "marts.fct_clean_documents"
-# Documents per ibis batch: bounds the text and ids held at once while building.
+# Documents per batch read: bounds the text and ids held at once while building.
 BATCH_ROWS = 2048
+# The DuckDB extensions that iceberg_scan needs (avro reads Iceberg's manifests).
+SCAN_EXTENSIONS = ("avro", "iceberg")
 
 
 def end_of_text(encoding: str) -> int:
@@ -82,54 +91,108 @@ def built_manifest(tag: str, settings: Settings) -> dict[str, Any] | None:
     return manifest
 
 
-def _batches(manifest: dict[str, Any], split: str, settings: Settings) -> Iterator[pa.RecordBatch]:
-    """The split's documents with their text, streamed through ibis from the pinned snapshots."""
-    import ibis
+def _connect(settings: Settings) -> duckdb.DuckDBPyConnection:
+    from lakemix.duck import connect
 
+    return connect(settings=settings, extensions=SCAN_EXTENSIONS)
+
+
+class Preload:
+    """DuckDB with its Iceberg extension, and the tokenizer of ``encoding``, loaded in
+    background threads (about 0.3 s of a first use, in C, without the GIL) while the caller
+    reads the catalog. ``build_store`` takes the connection; ``close`` drops it if unused.
+
+    Args:
+        settings: The lakehouse.
+        encoding: The tokenizer to load (a guess: the right one is loaded later if it differs).
+    """
+
+    def __init__(self, settings: Settings, encoding: str = DEFAULT_ENCODING) -> None:
+        from lakemix.udf.tokens import _tokenizer
+
+        self._settings = settings
+        pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="lakemix-preload")
+        self._connection: Future[duckdb.DuckDBPyConnection] | None
+        self._connection = pool.submit(_connect, settings)
+        if encoding in ENCODINGS:
+            pool.submit(_tokenizer, encoding)
+        pool.shutdown(wait=False)  # the threads end with their task
+
+    def connection(self) -> duckdb.DuckDBPyConnection:
+        """The connection (waiting for it), or a new one if it was taken already."""
+        future, self._connection = self._connection, None
+        return _connect(self._settings) if future is None else future.result()
+
+    def close(self) -> None:
+        """Close the connection once it is open, unless it was taken."""
+        future, self._connection = self._connection, None
+        if future is not None:
+            future.add_done_callback(_close)
+
+
+def _close(future: Future[duckdb.DuckDBPyConnection]) -> None:
+    if future.exception() is None:
+        future.result().close()
+
+
+def preload_hint(tag: str | None, settings: Settings) -> str:
+    """The encoding to preload for release ``tag``: from its manifest's JSON copy if there is
+    one (read without the catalog, so only a guess), else the default."""
+    import orjson
+
+    path = settings.home / "releases" / f"{tag}.json"
+    if tag is None or not path.is_file():
+        return DEFAULT_ENCODING
+    try:
+        return tokenizer_of(orjson.loads(path.read_bytes()))
+    except (ValueError, KeyError):
+        return DEFAULT_ENCODING
+
+
+def _batches(
+    manifest: dict[str, Any], split: str, settings: Settings, preload: Preload | None
+) -> Iterator[pa.RecordBatch]:
+    """The split's documents with their text, streamed through DuckDB from the pinned
+    snapshots."""
     from lakemix.catalog import catalog
-    from lakemix.dbt.views import quote_literal, scan_sql
-    from lakemix.duck import EXTENSIONS, extension_file
+    from lakemix.dbt.views import scan_sql
 
     mix_table = f"marts.mix_{manifest['mix']}"
     snapshots = manifest["snapshots"]
     for name in (mix_table, CLEAN):
         if name not in snapshots:
             raise ValueError(f"release {manifest['tag']} pins no snapshot of {name}")
-    settings.extension_directory.mkdir(parents=True, exist_ok=True)
-    con = ibis.duckdb.connect(
-        extension_directory=str(settings.extension_directory),
-        autoinstall_known_extensions=False,
-        autoload_known_extensions=False,
-    )
+    con = preload.connection() if preload is not None else _connect(settings)
     try:
-        for extension in EXTENSIONS:
-            con.raw_sql(f"install {quote_literal(str(extension_file(extension)))}")
-            con.raw_sql(f"load {extension}")
         cat = catalog(settings)
         scans = {
             name: scan_sql(cat.load_table(name), int(snapshots[name]["snapshot_id"]))
             for name in (mix_table, CLEAN)
         }
-        mix = con.sql(f"select * from {scans[mix_table]}")
-        clean = con.sql(f"select * from {scans[CLEAN]}")
-        rows = mix.filter((mix.split == split) & (mix.repeat_count > 0)).select(
-            "document_id", "language", "repeat_count"
-        )
-        texts = clean.select("document_id", "text")
-        joined = rows.join(texts, "document_id")
-        yield from joined.to_pyarrow_batches(chunk_size=BATCH_ROWS)
+        query = f"""
+            select mix.document_id, mix.language, mix.repeat_count, clean.text
+            from {scans[mix_table]} as mix
+            inner join {scans[CLEAN]} as clean on mix.document_id = clean.document_id
+            where mix.split = $split and mix.repeat_count > 0
+        """
+        yield from con.execute(query, {"split": split}).to_arrow_reader(BATCH_ROWS)
     finally:
-        con.disconnect()
+        con.close()
 
 
-def build_store(manifest: dict[str, Any], split: str, settings: Settings) -> Path:
+def build_store(
+    manifest: dict[str, Any], split: str, settings: Settings, *, preload: Preload | None = None
+) -> Path:
     """Write the token store of ``split`` (once; an existing store is reused).
 
     The file is written beside its final name and renamed into place, so concurrent builders
-    (several ranks on one machine) never see a partial file.
+    (several ranks on one machine) never see a partial file. ``preload``: what the build
+    needs, loading since before the catalog was read (closed if the store exists).
     """
     path = store_path(manifest, split, settings)
     if path.exists():
+        if preload is not None:
+            preload.close()
         return path
     encoding = tokenizer_of(manifest)
     eot = end_of_text(encoding)
@@ -138,7 +201,7 @@ def build_store(manifest: dict[str, Any], split: str, settings: Settings) -> Pat
     metadata = {"tag": manifest["tag"], "split": split, "tokenizer": encoding, "eot": str(eot)}
     try:
         with pa.ipc.new_file(str(partial), SCHEMA.with_metadata(metadata)) as writer:
-            for batch in _batches(manifest, split, settings):
+            for batch in _batches(manifest, split, settings, preload):
                 writer.write_batch(_tokenized(batch, encoding, eot))
         os.replace(partial, path)
     finally:

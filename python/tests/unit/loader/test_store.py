@@ -1,0 +1,60 @@
+"""Preload: DuckDB and the tokenizer, loaded in the background for a store's first build."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import duckdb
+import orjson
+import pytest
+
+from lakemix.loader.store import Preload, preload_hint
+from lakemix.settings import Settings
+
+
+def settings_in(home: Path) -> Settings:
+    return Settings.from_env({"LAKEMIX_HOME": str(home)})
+
+
+def test_the_preloaded_connection_scans_iceberg(tmp_path: Path) -> None:
+    settings = settings_in(tmp_path)
+    preload = Preload(settings)
+    connection = preload.connection()
+    loaded = connection.execute("select extension_name from duckdb_extensions() where loaded")
+    assert {"avro", "iceberg"} <= {row[0] for row in loaded.fetchall()}
+    again = preload.connection()  # taken already: a new one
+    assert again is not connection
+    preload.close()  # nothing left to close: the caller owns both
+    assert connection.execute("select 1").fetchone() == (1,)
+    connection.close()
+    again.close()
+
+
+def test_an_unused_connection_is_closed(tmp_path: Path) -> None:
+    settings = settings_in(tmp_path)
+    preload = Preload(settings)
+    future = preload._connection
+    assert future is not None
+    preload.close()
+    connection = future.result()
+    deadline = time.monotonic() + 10  # the callback closes it just after the result is set
+    while time.monotonic() < deadline:
+        try:
+            connection.execute("select 1")
+        except duckdb.ConnectionException:
+            return
+        time.sleep(0.01)
+    pytest.fail("the unused connection is still open")
+
+
+def test_the_hint_is_the_json_copy_s_tokenizer(tmp_path: Path) -> None:
+    settings = settings_in(tmp_path)
+    assert preload_hint(None, settings) == "cl100k"
+    assert preload_hint("v1", settings) == "cl100k"  # no JSON copy
+    (tmp_path / "releases").mkdir()
+    manifest = {"tag": "v1", "vars": {"lakemix_tokenizer": "o200k"}}
+    (tmp_path / "releases" / "v1.json").write_bytes(orjson.dumps(manifest))
+    assert preload_hint("v1", settings) == "o200k"
+    (tmp_path / "releases" / "v2.json").write_bytes(b"{not json")
+    assert preload_hint("v2", settings) == "cl100k"
