@@ -73,5 +73,11 @@ class Shuffle:
         """The order of epoch ``epoch`` under ``seed``."""
         salt = (seed * _GOLDEN + epoch * 0xD1B54A32D192ED03 + 1) & _MASK
         sample_keys = self._keys ^ _mix64(self._spread + np.uint64(salt))
-        order = np.lexsort((self._copies, self._keys, _mix64(sample_keys)))
+        hashes = _mix64(sample_keys)
+        # Sorting the hashes alone gives the same order unless two are equal (one pair in 2^64):
+        # then the key and the copy break the tie. A third of the cost of a three-key lexsort.
+        order = np.argsort(hashes, kind="stable")
+        ranked = hashes[order]
+        if (ranked[1:] == ranked[:-1]).any():
+            order = np.lexsort((self._copies, self._keys, hashes))
         return EpochOrder(rows=self._rows[order], copies=self._copies[order])

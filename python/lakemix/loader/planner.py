@@ -104,9 +104,8 @@ class BatchPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is u
         self._pending = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
         self._cursor = Cursor()
         self._state_schedule = self._schedule.to_dict()  # shared by the states of the epoch
-        # Planned, not yet delivered: (pieces, windows, cursor after the batch, whether it is
-        # the epoch's last), in order.
-        self._planned: deque[tuple[NDArray[np.int64], int, Cursor, bool, dict[str, Any]]] = deque()
+        # Planned, not yet delivered, in order: each batch's plan and the cursor after it.
+        self._planned: deque[tuple[BatchPlan, Cursor]] = deque()
 
     def reset(self, initial_state: dict[str, Any] | None = None) -> None:
         super().reset(initial_state)
@@ -151,8 +150,8 @@ class BatchPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is u
                 self._order = self._shuffle.order(seed=self._seed, epoch=self._epoch)
                 self._order_epoch = self._epoch
             self._plan()
-        pieces, windows, self._cursor, last, state = self._planned.popleft()
-        return BatchPlan(pieces, windows, state, last)
+        plan, self._cursor = self._planned.popleft()
+        return plan
 
     def _items(self, first: int, stop: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """``(positions, start tokens)`` of this rank's items ``first .. stop - 1``."""
@@ -218,8 +217,8 @@ class BatchPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is u
             # get_state() once the batch is delivered, made here
             state = {"epoch": epoch, "schedule": schedule, "cursor": [cursor.item, cursor.offset]}
             # Only the epoch's last window is short (a full one leaves its last token to come).
-            part = pieces[cuts[k] : cuts[k + 1]]
-            self._planned.append((part, last - k * size + 1, cursor, not whole, state))
+            plan = BatchPlan(pieces[cuts[k] : cuts[k + 1]], last - k * size + 1, state, not whole)
+            self._planned.append((plan, cursor))
 
 
 class Grouper(BaseNode[list[BatchPlan]]):  # type: ignore[misc]  # torchdata is untyped

@@ -85,15 +85,17 @@ class TokenStore:
         after the other, into ``out`` (one copy from the mapped file; ``out`` holds them all)."""
         bases = self._bases[rows]
         low, high = bases + starts, bases + stops
-        chunk = self._chunk_of_row[rows]
         # Pieces that follow each other in the file (a document cut at a sequence boundary)
         # are copied as one span: a span costs more to set up than its tokens to copy.
-        cut = np.flatnonzero((low[1:] != high[:-1]) | (chunk[1:] != chunk[:-1]))
-        lows, highs = low[np.append(0, cut + 1)].tolist(), high[np.append(cut, -1)].tolist()
         if len(self._values) == 1:
+            cut = np.flatnonzero(low[1:] != high[:-1])
+            lows, highs = low[np.append(0, cut + 1)].tolist(), high[np.append(cut, -1)].tolist()
             values = self._values[0]
             spans = [values[a:b] for a, b in zip(lows, highs, strict=True)]
         else:
+            chunk = self._chunk_of_row[rows]
+            cut = np.flatnonzero((low[1:] != high[:-1]) | (chunk[1:] != chunk[:-1]))
+            lows, highs = low[np.append(0, cut + 1)].tolist(), high[np.append(cut, -1)].tolist()
             chunks = chunk[np.append(0, cut + 1)].tolist()
             spans = [self._values[c][a:b] for c, a, b in zip(chunks, lows, highs, strict=True)]
         np.concatenate(spans, out=out)
