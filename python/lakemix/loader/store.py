@@ -1,12 +1,12 @@
 """The token store of a release split: its documents' token ids in one memory-mapped Arrow file.
 
 Built once per (release, split) by streaming the release's pinned Iceberg snapshots through
-DuckDB (``iceberg_scan``): the split's rows of ``marts.mix_<name>`` joined to their text in
-``marts.fct_clean_documents``, a batch at a time, tokenized with the tokenizer the mix counted
-with (manifest var ``lakemix_tokenizer``), each document followed by the end-of-text token. A
-release is immutable (its tag pins every snapshot), so the file is valid for as long as the
-release exists; its name carries the release checksum. Readers map it into memory and touch
-only the pages of the documents they read.
+ibis (DuckDB backend, ``iceberg_scan``): the split's rows of ``marts.mix_<name>`` joined to
+their text in ``marts.fct_clean_documents``, a batch at a time, tokenized with the tokenizer
+the mix counted with (manifest var ``lakemix_tokenizer``), each document followed by the
+end-of-text token. A release is immutable (its tag pins every snapshot), so the file is valid
+for as long as the release exists; its name carries the release checksum. Readers map it into
+memory and touch only the pages of the documents they read.
 
 A first use is mostly start-up: importing pyiceberg to read the catalog, loading DuckDB's
 Iceberg extension and the tokenizer's vocabulary. The last two load in C without the GIL, so
@@ -152,8 +152,10 @@ def preload_hint(tag: str | None, settings: Settings) -> str:
 def _batches(
     manifest: dict[str, Any], split: str, settings: Settings, preload: Preload | None
 ) -> Iterator[pa.RecordBatch]:
-    """The split's documents with their text, streamed through DuckDB from the pinned
-    snapshots."""
+    """The split's documents with their text, streamed through ibis (over the DuckDB
+    connection, preloaded or new) from the pinned snapshots."""
+    import ibis
+
     from lakemix.catalog import catalog
     from lakemix.dbt.views import scan_sql
 
@@ -162,22 +164,24 @@ def _batches(
     for name in (mix_table, CLEAN):
         if name not in snapshots:
             raise ValueError(f"release {manifest['tag']} pins no snapshot of {name}")
-    con = preload.connection() if preload is not None else _connect(settings)
+    raw = preload.connection() if preload is not None else _connect(settings)
     try:
+        con = ibis.duckdb.from_connection(raw)
         cat = catalog(settings)
         scans = {
             name: scan_sql(cat.load_table(name), int(snapshots[name]["snapshot_id"]))
             for name in (mix_table, CLEAN)
         }
-        query = f"""
-            select mix.document_id, mix.language, mix.repeat_count, clean.text
-            from {scans[mix_table]} as mix
-            inner join {scans[CLEAN]} as clean on mix.document_id = clean.document_id
-            where mix.split = $split and mix.repeat_count > 0
-        """
-        yield from con.execute(query, {"split": split}).to_arrow_reader(BATCH_ROWS)
+        mix = con.sql(f"select * from {scans[mix_table]}")
+        clean = con.sql(f"select * from {scans[CLEAN]}")
+        rows = mix.filter((mix.split == split) & (mix.repeat_count > 0)).select(
+            "document_id", "language", "repeat_count"
+        )
+        texts = clean.select("document_id", "text")
+        joined = rows.join(texts, "document_id")
+        yield from joined.to_pyarrow_batches(chunk_size=BATCH_ROWS)
     finally:
-        con.close()
+        raw.close()
 
 
 def build_store(
