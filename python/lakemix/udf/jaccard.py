@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lakemix.udf.arrow import constant
+from lakemix.udf.arrow import constant, text_chunks
 from lakemix.udf.minhash import SHINGLE_WORDS, shingle_hashes
 
 if TYPE_CHECKING:
@@ -71,6 +71,22 @@ def _compiled() -> Callable[..., None]:
     return compiled
 
 
+def _byte_sizes(texts: pa.Array | pa.ChunkedArray) -> NDArray[np.int64]:
+    """UTF-8 bytes of each text (0 for null).
+
+    Raises:
+        TypeError: ``texts`` is not an array of strings.
+    """
+    import pyarrow.compute as pc
+
+    sizes = [pc.fill_null(pc.binary_length(chunk), 0) for chunk in text_chunks(texts)]
+    return np.concatenate([np.zeros(0, np.int64), *(np.asarray(x, np.int64) for x in sizes)])
+
+
+# Text bytes (both sides) hashed at once by jaccard_similarities.
+SLICE_BYTES = 32 << 20
+
+
 def jaccard_similarities(
     texts_a: pa.Array | pa.ChunkedArray,
     texts_b: pa.Array | pa.ChunkedArray,
@@ -87,13 +103,21 @@ def jaccard_similarities(
 
     if len(texts_a) != len(texts_b):
         raise ValueError(f"texts_a has {len(texts_a)} texts, texts_b {len(texts_b)}")
-    side_a = shingle_hashes(texts_a, shingle_words=shingle_words)
-    side_b = shingle_hashes(texts_b, shingle_words=shingle_words)
     valid = np.asarray(texts_a.is_valid(), dtype=np.bool_) & np.asarray(
         texts_b.is_valid(), dtype=np.bool_
     )
     out = np.zeros(len(texts_a), dtype=np.float64)
-    _compiled()(*side_a, *side_b, valid, out)
+    # Shingle hashes take up to 4x their text (8 bytes per 2 text bytes): pairs are taken a
+    # slice of at most SLICE_BYTES of text at a time, so long texts cannot exhaust memory.
+    ends = np.cumsum(_byte_sizes(texts_a) + _byte_sizes(texts_b))
+    kernel, begin = _compiled(), 0
+    while begin < len(out):
+        done = int(ends[begin - 1]) if begin else 0
+        end = max(int(np.searchsorted(ends, done + SLICE_BYTES, side="right")), begin + 1)
+        side_a = shingle_hashes(texts_a.slice(begin, end - begin), shingle_words=shingle_words)
+        side_b = shingle_hashes(texts_b.slice(begin, end - begin), shingle_words=shingle_words)
+        kernel(*side_a, *side_b, valid[begin:end], out[begin:end])
+        begin = end
     return pa.array(out, type=pa.float64(), mask=~valid)
 
 

@@ -77,3 +77,17 @@ def test_duckdb_udf_over_thousands_of_rows() -> None:
     assert [r[0] for r in rows] == expected
     three = conn.execute("select lakemix_jaccard(a, b, 3) from pairs limit 1").fetchone()
     assert three is not None and three[0] == ref_jaccard(texts[0], others[0], 3)
+
+
+def test_pairs_are_taken_in_slices_of_bounded_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    import lakemix.udf.jaccard as module
+
+    rng = random.Random(11)
+    texts = [document(rng, rng.randint(1, 12)) for _ in range(40)]
+    others = [near_duplicate(rng, t, 0.8) if len(t.split()) > 40 else t for t in texts]
+    whole = jaccard_similarities(pa.array(texts), pa.array(others)).to_pylist()
+    monkeypatch.setattr(module, "SLICE_BYTES", 1000)  # a few pairs per slice, some alone
+    chunked = pa.chunked_array([texts[:7], [None], texts[8:]])
+    sliced = jaccard_similarities(chunked, pa.array(others)).to_pylist()
+    assert sliced == [*whole[:7], None, *whole[8:]]
+    assert whole == [ref_jaccard(a, b) for a, b in zip(texts, others, strict=True)]
