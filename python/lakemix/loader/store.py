@@ -70,6 +70,17 @@ def store_path(manifest: dict[str, Any], split: str, settings: Settings) -> Path
     return settings.home / "loader" / name
 
 
+def _json_copy(tag: str, settings: Settings) -> dict[str, Any] | None:
+    """The JSON copy of release ``tag``'s manifest (``<home>/releases/<tag>.json``), if any."""
+    import orjson
+
+    path = settings.home / "releases" / f"{tag}.json"
+    if not path.is_file():
+        return None
+    manifest: dict[str, Any] = orjson.loads(path.read_bytes())
+    return manifest
+
+
 def built_manifest(tag: str, settings: Settings) -> dict[str, Any] | None:
     """The manifest of release ``tag`` if a store of it was built already, else None.
 
@@ -77,16 +88,11 @@ def built_manifest(tag: str, settings: Settings) -> dict[str, Any] | None:
     the catalog: a store is built only after the catalog confirmed the release, and a release
     never changes, so this saves a loader's start-up the catalog round trip (about 2 s).
     """
-    import orjson
-
-    path = settings.home / "releases" / f"{tag}.json"
-    if not path.is_file():
-        return None
-    manifest: dict[str, Any] = orjson.loads(path.read_bytes())
-    if manifest.get("tag") != tag or "checksum" not in manifest:
+    manifest = _json_copy(tag, settings)
+    if manifest is None or manifest.get("tag") != tag or "checksum" not in manifest:
         return None
     prefix = store_path(manifest, "train", settings).name.rsplit("-", 2)[0]
-    if not any(path.parent.parent.joinpath("loader").glob(f"{prefix}-*.arrow")):
+    if not any((settings.home / "loader").glob(f"{prefix}-*.arrow")):
         return None
     return manifest
 
@@ -138,14 +144,10 @@ def _close(future: Future[duckdb.DuckDBPyConnection]) -> None:
 def preload_hint(tag: str | None, settings: Settings) -> str:
     """The encoding to preload for release ``tag``: from its manifest's JSON copy if there is
     one (read without the catalog, so only a guess), else the default."""
-    import orjson
-
-    path = settings.home / "releases" / f"{tag}.json"
-    if tag is None or not path.is_file():
-        return DEFAULT_ENCODING
     try:
-        return tokenizer_of(orjson.loads(path.read_bytes()))
-    except (ValueError, KeyError):
+        manifest = None if tag is None else _json_copy(tag, settings)
+        return DEFAULT_ENCODING if manifest is None else tokenizer_of(manifest)
+    except (ValueError, KeyError):  # not JSON, or not a manifest
         return DEFAULT_ENCODING
 
 
