@@ -1,4 +1,10 @@
 {{ config(incremental=true) }}
+{{ lakemix.cache_key({
+    'shingle_words': var('lakemix_minhash_shingle_words'),
+    'bands': var('lakemix_minhash_bands'),
+    'rows': var('lakemix_minhash_rows'),
+    'seed': var('lakemix_minhash_seed'),
+}, udfs=['minhash', 'jaccard']) }}
 
 {#- The LSH candidate pairs of distinct texts, verified once and kept (incremental).
 

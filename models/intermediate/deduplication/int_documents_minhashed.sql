@@ -1,4 +1,10 @@
 {{ config(incremental=true) }}
+{{ lakemix.cache_key({
+    'shingle_words': var('lakemix_minhash_shingle_words'),
+    'bands': var('lakemix_minhash_bands'),
+    'rows': var('lakemix_minhash_rows'),
+    'seed': var('lakemix_minhash_seed'),
+}, udfs=['minhash']) }}
 
 {#- Every document is hashed once (incremental): a threshold change that keeps more documents
     needs no new signatures. A run reads the text of the documents added since its last run

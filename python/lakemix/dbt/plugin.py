@@ -9,14 +9,16 @@ Enable it in ``profiles.yml``::
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import orjson
 from dbt.adapters.duckdb.plugins import BasePlugin
 
 from lakemix import duck
 from lakemix.catalog import catalog as open_catalog
-from lakemix.dbt import store, views, watermark
+from lakemix.dbt import cache_key, store, views, watermark
 from lakemix.git import git_state
 from lakemix.settings import Settings, project_root
 from lakemix.udf import register_all
@@ -51,6 +53,8 @@ class Plugin(BasePlugin):
         # Target table -> {watermark property: snapshot id} of the sources its SQL reads
         # (lakemix_rows_since at compile time), committed with its rows by ``store``.
         self._watermarks: dict[str, dict[str, str]] = {}
+        # Target table -> the key of the settings its rows are computed with (macro cache_key).
+        self._cache_keys: dict[str, str] = {}
 
     @property
     def catalog(self) -> Catalog:
@@ -79,6 +83,13 @@ class Plugin(BasePlugin):
         conn.create_function(
             "lakemix_rows_since",
             self._rows_since,
+            ["VARCHAR", "VARCHAR", "BOOLEAN"],
+            "VARCHAR",
+            side_effects=True,
+        )
+        conn.create_function(
+            "lakemix_cache_key",
+            self._cache_key,
             ["VARCHAR", "VARCHAR", "BOOLEAN"],
             "VARCHAR",
             side_effects=True,
@@ -141,6 +152,18 @@ class Plugin(BasePlugin):
         paths = ", ".join(views.quote_literal(path) for path in files)
         return f"read_parquet([{paths}], union_by_name = true)"
 
+    def _cache_key(self, target: str, spec: str, incremental: bool) -> str:
+        """Record the key of ``target``'s settings (macro ``cache_key``); incrementally, refuse
+        a key other than that of the rows already stored (``cache_key.check``)."""
+        from pyiceberg.exceptions import NoSuchTableError
+
+        key = cache_key.key_of(orjson.loads(spec))
+        if incremental:
+            with contextlib.suppress(NoSuchTableError):  # a first run: nothing to differ from
+                cache_key.check(self.catalog.load_table(target), target, key)
+        self._cache_keys[target] = key
+        return key
+
     def _append_build_stats(self, invocation_id: str, rows_json: str) -> int:
         """Append a build's statistics to meta.build_stats (macro ``record_build_stats``)."""
         from lakemix.quality.stats import append_build_stats
@@ -162,6 +185,9 @@ class Plugin(BasePlugin):
         identifier = f"{relation.schema}.{relation.identifier}"
         read = self._watermarks.pop(identifier, {})
         properties |= read
+        key = self._cache_keys.pop(identifier, None)
+        if key is not None:
+            properties[cache_key.PROPERTY] = key
         store.store(
             self.catalog,
             store.StoreRequest(

@@ -28,6 +28,11 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from numpy.typing import NDArray
 
+# The version of the definition above (1: regular-expression words and sets of word tuples;
+# 2: the MinHash kernel's shingles): bump it when a pair's Jaccard changes, so that cached pairs
+# verified under the old one are refused (lakemix.dbt.cache_key).
+DEFINITION = 2
+
 
 def _kernel(
     hashes_a: NDArray[np.uint64],

@@ -47,6 +47,9 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from numpy.typing import NDArray
 
+# The version of the definition above: bump it when the band keys of a text change, so that
+# incremental models refuse rows hashed under the old one (lakemix.dbt.cache_key).
+DEFINITION = 1
 SHINGLE_WORDS = 5
 BANDS = 14
 ROWS = 8

@@ -11,6 +11,7 @@ import pytest
 from pyiceberg.table.snapshots import Operation
 
 from lakemix import catalog, duck
+from lakemix.dbt import cache_key
 from lakemix.ingest import ingest
 from lakemix.settings import Settings
 from tests.conftest import WEB, dbt
@@ -18,6 +19,7 @@ from tests.conftest import WEB, dbt
 OSCAR = sorted(p.resolve() for p in (WEB / "oscar2019").glob("*.txt.gz"))  # ingest resolves paths
 NO_FILTERS = "{lakemix_filter_families: []}"  # every document reaches deduplication
 PAIRS = "intermediate.int_content_pairs_verified"
+MINHASHED = "intermediate.int_documents_minhashed"
 # dbt unit tests of the filters expect the project's filter families, not NO_FILTERS.
 NO_UNIT_TESTS = ("--exclude-resource-type", "unit_test")
 
@@ -266,3 +268,28 @@ def test_incremental_models_compile_before_anything_is_built(
     ):
         sql = next((tmp_path / "target" / "compiled").rglob(f"{model}.sql")).read_text()
         assert f'from "lakemix"."intermediate"."{source}"' in sql
+
+
+def test_changed_minhash_settings_are_refused_until_a_full_refresh(
+    lakehouse: Settings, tmp_path: Path
+) -> None:
+    """Rows hashed or verified under other settings would make an incremental run differ from
+    a full rebuild: the run fails, naming the full refresh, which then records the new key."""
+    arabic = [p for p in OSCAR if p.name.endswith("_ar.txt.gz")]
+    ingest(arabic, source="oscar2019", fmt="oscar")
+    select = ["--select", "+int_content_pairs_verified"]
+    dbt("run", "--vars", NO_FILTERS, *select, tmp=tmp_path)
+    reseeded = "{lakemix_filter_families: [], lakemix_minhash_seed: 2}"
+
+    failed = dbt("run", "--vars", reseeded, *select, tmp=tmp_path, check=False)
+    assert failed.returncode != 0
+    assert "int_documents_minhashed holds rows computed with" in failed.stdout
+    assert "dbt run --select int_documents_minhashed+ --full-refresh" in failed.stdout
+
+    dbt("run", "--vars", reseeded, *select, "--full-refresh", tmp=tmp_path)
+    tables = catalog(lakehouse)
+    minhashed = cache_key.recorded(tables.load_table(MINHASHED)) or ""
+    pairs = cache_key.recorded(tables.load_table(PAIRS)) or ""
+    assert '"seed":2' in minhashed and '"udfs":{"minhash":1}' in minhashed
+    assert '"seed":2' in pairs and '"udfs":{"jaccard":2,"minhash":1}' in pairs
+    dbt("run", "--vars", reseeded, *select, tmp=tmp_path)  # same settings: incremental again
