@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import numpy as np
     import pyarrow as pa
+    from numpy.typing import NDArray
 
 TEXT_TYPES = ("null", "string", "large_string", "string_view")
 
@@ -32,6 +34,19 @@ def text_chunks(texts: pa.Array | pa.ChunkedArray) -> list[pa.Array]:
             chunk = chunk.cast(pa.large_string())
         out.append(chunk)
     return out
+
+
+def text_byte_lengths(texts: pa.Array | pa.ChunkedArray) -> NDArray[np.int64]:
+    """UTF-8 bytes of each text (0 for null).
+
+    Raises:
+        TypeError: ``texts`` is not an array of strings.
+    """
+    import numpy as np
+    import pyarrow.compute as pc
+
+    lengths = [pc.fill_null(pc.binary_length(chunk), 0) for chunk in text_chunks(texts)]
+    return np.concatenate([np.zeros(0, np.int64), *(np.asarray(x, np.int64) for x in lengths)])
 
 
 def constant(function: str, name: str, column: pa.Array | pa.ChunkedArray) -> Any:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lakemix.udf.arrow import constant, text_chunks
+from lakemix.udf.arrow import constant, text_byte_lengths
 from lakemix.udf.minhash import SHINGLE_WORDS, shingle_hashes
 
 if TYPE_CHECKING:
@@ -76,18 +76,6 @@ def _compiled() -> Callable[..., None]:
     return compiled
 
 
-def _byte_sizes(texts: pa.Array | pa.ChunkedArray) -> NDArray[np.int64]:
-    """UTF-8 bytes of each text (0 for null).
-
-    Raises:
-        TypeError: ``texts`` is not an array of strings.
-    """
-    import pyarrow.compute as pc
-
-    sizes = [pc.fill_null(pc.binary_length(chunk), 0) for chunk in text_chunks(texts)]
-    return np.concatenate([np.zeros(0, np.int64), *(np.asarray(x, np.int64) for x in sizes)])
-
-
 # Text bytes (both sides) hashed at once by jaccard_similarities.
 SLICE_BYTES = 32 << 20
 
@@ -114,7 +102,7 @@ def jaccard_similarities(
     out = np.zeros(len(texts_a), dtype=np.float64)
     # Shingle hashes take up to 4x their text (8 bytes per 2 text bytes): pairs are taken a
     # slice of at most SLICE_BYTES of text at a time, so long texts cannot exhaust memory.
-    ends = np.cumsum(_byte_sizes(texts_a) + _byte_sizes(texts_b))
+    ends = np.cumsum(text_byte_lengths(texts_a) + text_byte_lengths(texts_b))
     kernel, begin = _compiled(), 0
     while begin < len(out):
         done = int(ends[begin - 1]) if begin else 0

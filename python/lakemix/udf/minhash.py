@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lakemix.udf.arrow import constant, text_chunks
+from lakemix.udf.arrow import constant, text_byte_lengths, text_chunks
 
 if TYPE_CHECKING:
     import duckdb
@@ -374,8 +374,10 @@ def _run(
     rows: int,
     seed: int,
     want_signatures: bool,
+    shingles: tuple[NDArray[np.uint64], NDArray[np.int64], NDArray[np.int64]] | None = None,
 ) -> tuple[NDArray[np.uint64], NDArray[np.int64], NDArray[np.bool_]]:
-    """Signatures (or an empty matrix), band keys (or an empty matrix) and the has-words mask."""
+    """Signatures (or an empty matrix), band keys (or an empty matrix) and the has-words mask;
+    with ``shingles`` (hashes, starts, counts: see ``shingle_hashes``), only those are filled."""
     _check(shingle_words, bands, rows, seed)
     chunks = text_chunks(texts)
     kernel = _compiled()
@@ -384,7 +386,7 @@ def _run(
     band_bits = (bands - 1).bit_length()
     n = len(texts)
     signatures = np.zeros((n if want_signatures else 0, bands * rows), dtype=np.uint64)
-    keys = np.zeros((0 if want_signatures else n, bands), dtype=np.int64)
+    keys = np.zeros((0 if want_signatures or shingles else n, bands), dtype=np.int64)
     has_words = np.zeros(n, dtype=np.bool_)
     done = 0
     for chunk in chunks:
@@ -405,9 +407,13 @@ def _run(
             rows,
             band_bits,
             signatures[done:end] if want_signatures else signatures,
-            keys if want_signatures else keys[done:end],
+            keys[done:end] if keys.shape[0] else keys,
             has_words[done:end],
-            *_NO_SHINGLES,
+            *(
+                _NO_SHINGLES
+                if shingles is None
+                else (shingles[0], *(x[done:end] for x in shingles[1:]))
+            ),
         )
         done = end
     return signatures, keys, has_words
@@ -445,46 +451,15 @@ def shingle_hashes(
         TypeError: If ``texts`` is not an array of strings.
         ValueError: If ``shingle_words`` is not a positive integer.
     """
-    _check(shingle_words, BANDS, ROWS, SEED)
-    kernel = _compiled()
-    is_word, lower = _unicode_tables()
-    a, b = _permutations(BANDS * ROWS, SEED)  # unused: the kernel stops before permuting
-    n = len(texts)
-    starts = np.zeros(n + 1, dtype=np.int64)
-    counts = np.zeros(n, dtype=np.int64)
-    chunks, done = [], 0
-    for chunk in text_chunks(texts):
-        size = len(chunk)
-        if size == 0:
-            continue
-        buffers = _buffers(chunk)
-        # A text of b bytes has at most b // 2 + 1 words, so at most as many shingles.
-        np.cumsum(np.diff(buffers[1]) // 2 + 1, out=starts[done + 1 : done + size + 1])
-        starts[done + 1 : done + size + 1] += starts[done]
-        chunks.append((buffers, done, size))
-        done += size
+    # A text of b bytes has at most b // 2 + 1 words, so at most as many shingles.
+    starts = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(text_byte_lengths(texts) // 2 + 1, out=starts[1:])
     hashes = np.zeros(starts[-1], dtype=np.uint64)
-    empty_signatures = np.zeros((0, BANDS * ROWS), dtype=np.uint64)
-    empty_keys = np.zeros((0, BANDS), dtype=np.int64)
-    for (data, offsets, valid), first, size in chunks:
-        kernel(
-            data,
-            offsets,
-            valid,
-            is_word,
-            lower,
-            shingle_words,
-            a,
-            b,
-            ROWS,
-            (BANDS - 1).bit_length(),
-            empty_signatures,
-            empty_keys,
-            np.zeros(size, dtype=np.bool_),
-            hashes,
-            starts[first : first + size],
-            counts[first : first + size],
-        )
+    counts = np.zeros(len(texts), dtype=np.int64)
+    _run(
+        texts, shingle_words=shingle_words, bands=BANDS, rows=ROWS, seed=SEED,
+        want_signatures=False, shingles=(hashes, starts[:-1], counts),
+    )  # fmt: skip
     return hashes, starts[:-1], counts
 
 

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lakemix.udf.jaccard import jaccard, jaccard_similarities, register
-from lakemix.udf.minhash import shingle_hashes
-from tests.unit.udf.test_minhash import TEXTS, document, near_duplicate, ref_shingles
+from lakemix.udf.minhash import MERSENNE_PRIME, shingle_hashes
+from tests.unit.udf.test_minhash import TEXTS, document, near_duplicate, ref_shingles, xxh64
 
 
 def ref_jaccard(a: str, b: str, k: int = 5) -> float:
@@ -45,11 +45,13 @@ def test_equals_the_reference_on_any_text(a: str, b: str, k: int) -> None:
 
 
 def test_the_shingle_hashes_are_the_signatures_shingles() -> None:
-    texts = ["one two three four five six", "", None, "a b", "¡¿!"]
-    hashes, starts, counts = shingle_hashes(pa.array(texts))
-    assert counts.tolist() == [2, 0, 0, 1, 0]
-    first = hashes[starts[0] : starts[0] + counts[0]]
-    assert len(set(first.tolist())) == 2 and all(h < (1 << 61) - 1 for h in first.tolist())
+    texts = ["one two three four five six", "", None, "a b", "¡¿!", *TEXTS]
+    hashes, starts, counts = shingle_hashes(pa.chunked_array([texts[:3], [], texts[3:]]))
+    assert counts.tolist()[:5] == [2, 0, 0, 1, 0]
+    for i, text in enumerate(texts):
+        got = hashes[starts[i] : starts[i] + counts[i]].tolist()
+        expected = {xxh64(s.encode()) % MERSENNE_PRIME for s in ref_shingles(text or "")}
+        assert set(got) == expected, text
 
 
 def test_nulls_wordless_texts_and_chunked_input() -> None:
