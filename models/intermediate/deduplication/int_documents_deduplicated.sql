@@ -2,7 +2,11 @@
     components of int_duplicate_edges, computed by the lakemix_connected_components UDF), and
     whether it is the one document its cluster keeps: the earliest ingested, then the smallest
     document_id. The same input gives the same clusters whatever the order or thread count:
-    node numbers follow document_id, and a component's label is its smallest node. -#}
+    node numbers follow document_id, and a component's label is its smallest node.
+
+    Only the documents on an edge can share a cluster (a few percent of them): components,
+    sizes and kept documents are computed over those, and every other kept document is its
+    own cluster of one, without a sort or a join of the whole corpus. -#}
 
 with
 
@@ -23,11 +27,17 @@ edges as (
     select * from {{ ref('int_duplicate_edges') }}
 ),
 
+linked as (
+    select document_id_a as document_id from edges
+    union
+    select document_id_b as document_id from edges
+),
+
 nodes as (
     select
-        kept.document_id,
-        row_number() over (order by kept.document_id) - 1 as node
-    from kept
+        document_id,
+        row_number() over (order by document_id) - 1 as node
+    from linked
 ),
 
 edges_numbered as (
@@ -92,7 +102,7 @@ cluster_contents as (
     group by component
 ),
 
-documents_deduplicated as (
+linked_deduplicated as (
     select
         documents_clustered.document_id,
         documents_clustered.kept_document_id as cluster_id,
@@ -114,6 +124,27 @@ documents_deduplicated as (
         on documents_clustered.kept_document_id = keeper.document_id
     inner join cluster_contents
         on documents_clustered.component = cluster_contents.component
+),
+
+singletons as (
+    select
+        kept.document_id,
+        kept.document_id as cluster_id,
+        cast(1 as bigint) as cluster_size,
+        'unique' as cluster_kind,
+        true as is_cluster_kept,
+        kept.document_id as kept_document_id,
+        cast(null as string) as duplicate_kind
+    from kept
+    left join linked
+        on kept.document_id = linked.document_id
+    where linked.document_id is null
+),
+
+documents_deduplicated as (
+    select * from linked_deduplicated
+    union all
+    select * from singletons
 )
 
 select * from documents_deduplicated
