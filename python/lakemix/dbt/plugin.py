@@ -26,7 +26,7 @@ from lakemix.udf import register_all
 if TYPE_CHECKING:
     import duckdb
     from dbt.adapters.duckdb.utils import TargetConfig
-    from pyiceberg.catalog import Catalog
+    from pyiceberg.catalog.sql import SqlCatalog
 
 # dbt-duckdb hands a plugin the profile's DuckDB settings too: the plugin's own start with lakemix_.
 PREFIX = "lakemix_"
@@ -49,7 +49,7 @@ class Plugin(BasePlugin):
         # on a fresh clone runs before anything else made LAKEMIX_HOME.
         self.settings.duckdb_path.parent.mkdir(parents=True, exist_ok=True)
         self.commit, self.dirty = git_state(project_root())
-        self._catalog: Catalog | None = None
+        self._catalog: SqlCatalog | None = None
         # Target table -> {watermark property: snapshot id} of the sources its SQL reads
         # (lakemix_rows_since at compile time), committed with its rows by ``store``.
         self._watermarks: dict[str, dict[str, str]] = {}
@@ -57,7 +57,7 @@ class Plugin(BasePlugin):
         self._cache_keys: dict[str, str] = {}
 
     @property
-    def catalog(self) -> Catalog:
+    def catalog(self) -> SqlCatalog:
         if self._catalog is None:
             self._catalog = open_catalog(self.settings)
         return self._catalog
