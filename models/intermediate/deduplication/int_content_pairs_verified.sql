@@ -32,6 +32,15 @@ minhashed_since as (
     where band_keys is not null
 ),
 
+{#- For the fallback only (missing_documents): a second import, so that the band keys of
+    every document are streamed once into band_index, not materialized for two readers. -#}
+hashed_documents as (
+    select
+        document_id,
+        content_hash
+    from {{ ref('int_documents_minhashed') }}
+),
+
 documents as (
     select * from {{ ref('int_documents_language_scored') }}
 ),
@@ -88,55 +97,58 @@ candidate_hashes as (
     select content_hash_b as content_hash from candidate_pairs
 ),
 
-{#- The document whose text stands for each hash of a pair: the smallest id of that text. -#}
-candidate_contents as (
+{#- The text of each hash of a pair, read by hash from the text store that
+    int_documents_minhashed writes (stored_text): the texts of the new pairs only, not every
+    document's. -#}
+stored_texts as (
     select
-        minhashed.content_hash,
-        min(minhashed.document_id) as document_id
-    from minhashed
-    inner join candidate_hashes
-        on minhashed.content_hash = candidate_hashes.content_hash
-    group by minhashed.content_hash
+        content_hash,
+        {{ lakemix.stored_text('content_hash') }} as text
+    from candidate_hashes
 ),
 
-candidate_documents as (
+{#- A hash the store lacks (the store was deleted, or Spark wrote the tables) is read from the
+    documents, as the text of its smallest document_id: the same text, so the same Jaccard.
+    When none is missing, no document is read. -#}
+missing_documents as (
     select
-        candidate_pairs.content_hash_a,
-        candidate_pairs.content_hash_b,
-        content_a.document_id as document_id_a,
-        content_b.document_id as document_id_b
-    from candidate_pairs
-    inner join candidate_contents as content_a
-        on candidate_pairs.content_hash_a = content_a.content_hash
-    inner join candidate_contents as content_b
-        on candidate_pairs.content_hash_b = content_b.content_hash
+        hashed_documents.content_hash,
+        min(hashed_documents.document_id) as document_id
+    from hashed_documents
+    inner join stored_texts
+        on hashed_documents.content_hash = stored_texts.content_hash
+    where stored_texts.text is null
+    group by hashed_documents.content_hash
 ),
 
-{#- Only the texts of the new pairs are read, not every document's. -#}
-candidate_texts as (
+read_texts as (
     select
-        documents.document_id,
+        missing_documents.content_hash,
         documents.text
     from documents
-    where documents.document_id in (
-        select document_id_a from candidate_documents
-        union
-        select document_id_b from candidate_documents
-    )
+    inner join missing_documents
+        on documents.document_id = missing_documents.document_id
+),
+
+candidate_texts as (
+    select * from stored_texts
+    where text is not null
+    union all
+    select * from read_texts
 ),
 
 pairs_verified as (
     select
-        candidate_documents.content_hash_a,
-        candidate_documents.content_hash_b,
+        candidate_pairs.content_hash_a,
+        candidate_pairs.content_hash_b,
         lakemix_jaccard(
             text_a.text, text_b.text, {{ var('lakemix_minhash_shingle_words') }}
         ) as jaccard
-    from candidate_documents
+    from candidate_pairs
     inner join candidate_texts as text_a
-        on candidate_documents.document_id_a = text_a.document_id
+        on candidate_pairs.content_hash_a = text_a.content_hash
     inner join candidate_texts as text_b
-        on candidate_documents.document_id_b = text_b.document_id
+        on candidate_pairs.content_hash_b = text_b.content_hash
 ),
 
 {%- else %}

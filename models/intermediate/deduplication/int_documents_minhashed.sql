@@ -8,7 +8,9 @@
 
 {#- Every document is hashed once (incremental): a threshold change that keeps more documents
     needs no new signatures. A run reads the text of the documents added since its last run
-    only (rows_since: by Iceberg snapshot), not of every document. -#}
+    only (rows_since: by Iceberg snapshot), not of every document, and puts each new text in
+    the text store (store_text: content_hash is its md5), where int_content_pairs_verified reads the texts of its
+    pairs by content hash. -#}
 
 with
 
@@ -22,7 +24,7 @@ documents as (
 documents_minhashed as (
     select
         document_id,
-        md5(text) as content_hash,
+        {{ lakemix.store_text('text') }} as content_hash,
         lakemix_minhash_bands(
             text,
             {{ var('lakemix_minhash_shingle_words') }},

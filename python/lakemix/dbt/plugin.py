@@ -19,8 +19,10 @@ from dbt.adapters.duckdb.plugins import BasePlugin
 from lakemix import duck
 from lakemix.catalog import catalog as open_catalog
 from lakemix.dbt import cache_key, store, views, watermark
+from lakemix.dbt.texts import TextFunctions
 from lakemix.git import git_state
 from lakemix.settings import Settings, project_root
+from lakemix.text_store import TextStore, store_path
 from lakemix.udf import register_all
 
 if TYPE_CHECKING:
@@ -55,6 +57,7 @@ class Plugin(BasePlugin):
         self._watermarks: dict[str, dict[str, str]] = {}
         # Target table -> the key of the settings its rows are computed with (macro cache_key).
         self._cache_keys: dict[str, str] = {}
+        self.texts = TextFunctions(TextStore(store_path(self.settings.home)))
 
     @property
     def catalog(self) -> SqlCatalog:
@@ -65,6 +68,7 @@ class Plugin(BasePlugin):
     def configure_connection(self, conn: duckdb.DuckDBPyConnection) -> None:
         duck.load_extensions(conn)
         register_all(conn)
+        self.texts.register(conn)
         (self.settings.home / "staging").mkdir(parents=True, exist_ok=True)
         conn.create_function(
             "lakemix_metadata_location",
@@ -199,3 +203,4 @@ class Plugin(BasePlugin):
                 commit_when_empty=bool(read),
             ),
         )
+        self.texts.commit(identifier)

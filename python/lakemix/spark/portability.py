@@ -123,12 +123,15 @@ def check_project(target_root: Path, *, dbt_args: list[str] | None = None) -> di
 
 def duckdb_functions() -> set[str]:
     """DuckDB's functions and macros, with the lakemix UDFs (lower case)."""
+    from lakemix.dbt.texts import TextFunctions
     from lakemix.duck import connect
+    from lakemix.text_store import TextStore
     from lakemix.udf.registry import register_all
 
     conn = connect()
     try:
         register_all(conn)
+        TextFunctions(TextStore(Path("/nonexistent"))).register(conn)  # registering reads nothing
         rows = conn.execute("select distinct function_name from duckdb_functions()").fetchall()
     finally:
         conn.close()

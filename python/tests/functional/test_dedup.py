@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import random
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -12,8 +13,10 @@ from pyiceberg.table.snapshots import Operation
 
 from lakemix import catalog, duck
 from lakemix.dbt import cache_key
+from lakemix.dbt.texts import TextFunctions
 from lakemix.ingest import ingest
 from lakemix.settings import Settings
+from lakemix.text_store import TextStore, store_path
 from tests.conftest import WEB, dbt
 
 OSCAR = sorted(p.resolve() for p in (WEB / "oscar2019").glob("*.txt.gz"))  # ingest resolves paths
@@ -186,11 +189,45 @@ def test_incremental_equals_full_rebuild(tmp_path: Path, monkeypatch: pytest.Mon
     assert catalog(settings).load_table(PAIRS).current_snapshot() == snapshot
     assert clusters(settings) == incremental
 
+    # The text store got each run's new texts, one segment a run.
+    assert len(list(store_path(settings.home).glob("*.keys.npy"))) == 2
+    assert_store_has_every_text(settings)
+
     run_dedup(tmp_path / "i", full_refresh=True)
     full = clusters(settings)
     assert incremental == full
     assert len(full) == 649
     assert content_pairs(settings) == cached
+    assert len(list(store_path(settings.home).glob("*.keys.npy"))) == 1  # replaced
+    assert_store_has_every_text(settings)
+
+    # Without the store (deleted, or tables written by Spark) the texts are read from the
+    # documents: the same pairs, the same Jaccard.
+    shutil.rmtree(store_path(settings.home))
+    pairs_only = ("--select", "int_content_pairs_verified", "--full-refresh")
+    dbt("run", "--vars", NO_FILTERS, *pairs_only, tmp=tmp_path / "i")
+    assert content_pairs(settings) == cached
+
+
+def assert_store_has_every_text(settings: Settings) -> None:
+    """The text store gives every content hash the very text of its documents."""
+    conn = duck.connect(settings.duckdb_path, settings=settings, read_only=True)
+    TextFunctions(TextStore(store_path(settings.home))).register(conn)
+    wrong, right, hashes = conn.execute(
+        """
+        select
+            count(*) filter (where stored is not null and stored != text),
+            count(distinct content_hash) filter (where stored = text),
+            count(distinct content_hash)
+        from (
+            select m.content_hash, d.text, lakemix_stored_text(m.content_hash) as stored
+            from intermediate.int_documents_minhashed as m
+            inner join intermediate.int_documents_language_scored as d using (document_id)
+        )
+        """
+    ).fetchone() or (None, None, None)
+    conn.close()
+    assert (wrong, right) == (0, hashes)
 
 
 def source_snapshots_read(settings: Settings, table: str, source: str) -> list[int]:

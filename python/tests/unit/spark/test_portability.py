@@ -52,3 +52,4 @@ def test_bad_dialect_and_empty_folder(tmp_path: Path) -> None:
 def test_duckdb_functions_include_the_lakemix_udfs() -> None:
     names = duckdb_functions()
     assert {"lakemix_language", "lakemix_minhash_bands", "list_transform", "md5"} <= names
+    assert {"lakemix_store_text", "lakemix_stored_text"} <= names  # the plugin's text store

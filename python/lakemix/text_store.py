@@ -1,0 +1,304 @@
+"""A content-addressed store of texts: the MD5 of a text -> the text, read at random.
+
+The dedup models verify a candidate pair by the Jaccard of its two texts. An incremental run's
+new pairs join the new texts to texts anywhere in the lakehouse, about 1% of them at random:
+read from the Iceberg tables, that is a scan of every document's text, since a hundredth of the
+rows at random touch every Parquet row group whatever the layout. This store keeps each distinct
+text once in Arrow IPC files that are memory-mapped and read by row, so the texts a run needs
+cost what they weigh.
+
+It is a cache, never the truth: a text's key is computed here, from the text (DuckDB's
+``md5``, the lakehouse's ``content_hash``), so an entry can be missing but never wrong, and a
+reader falls back to the tables for a hash the store lacks. Layout, under ``<home>/text_store``:
+one segment per write, ``<id>.arrow`` (the texts, in the order written) and ``<id>.keys.npy``
+(3 x n uint64: the keys' two 64-bit halves sorted by the first, and each key's row), written
+under temporary names and renamed, the index last: a segment without its index is not read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+    from numpy.typing import NDArray
+
+STORE_DIR = "text_store"
+INDEX_SUFFIX = ".keys.npy"
+# A temporary file older than this is left by a writer that was killed.
+STALE_SECONDS = 3600
+
+
+def store_path(home: Path) -> Path:
+    """Where the lakehouse at ``home`` keeps its text store."""
+    return home / STORE_DIR
+
+
+def hex_keys(hashes: pa.Array | pa.ChunkedArray) -> tuple[NDArray[np.uint64], NDArray[np.bool_]]:
+    """The 16-byte keys of MD5 hex strings as 2 x n uint64 halves, and which were valid.
+
+    A null or malformed hash (not 32 lowercase hex digits) gets key 0 and ``valid`` False.
+    Decoded with a lookup table over the Arrow buffers: no Python object per hash.
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    if isinstance(hashes, pa.ChunkedArray):
+        hashes = hashes.combine_chunks() if hashes.num_chunks else pa.array([], pa.string())
+    if not pa.types.is_large_string(hashes.type):
+        hashes = hashes.cast(pa.large_string())
+    n = len(hashes)
+    offsets = np.frombuffer(hashes.buffers()[1], dtype=np.int64)[hashes.offset :][: n + 1]
+    data = np.frombuffer(hashes.buffers()[2] or b"", dtype=np.uint8)
+    valid = (np.diff(offsets) == 32) & hashes.is_valid().to_numpy(zero_copy_only=False)
+    rows = np.flatnonzero(valid)
+    nibbles = _hex_table()[data[offsets[rows, None] + np.arange(32)]]
+    good = (nibbles != 255).all(axis=1)
+    valid[rows[~good]] = False
+    pairs = (nibbles[:, 0::2] << 4) | nibbles[:, 1::2]
+    keys = np.zeros((n, 2), dtype=np.uint64)
+    keys[rows[good]] = np.ascontiguousarray(pairs[good]).view("<u8")
+    return keys.T.copy(), valid
+
+
+@functools.cache
+def _hex_table() -> NDArray[np.uint8]:
+    import numpy as np
+
+    table = np.full(256, 255, dtype=np.uint8)
+    for value, char in enumerate(b"0123456789abcdef"):
+        table[char] = value
+    return table
+
+
+@dataclass(frozen=True)
+class _Segment:
+    """One written segment: its sorted key index and its memory-mapped texts."""
+
+    index: NDArray[np.uint64]  # 3 x n: first halves (sorted), second halves, rows
+    texts: pa.ChunkedArray
+    offsets: NDArray[np.int64]  # the first row of each chunk of texts
+
+    def find(self, keys: NDArray[np.uint64]) -> NDArray[np.int64]:
+        """The row of each key in this segment, -1 where it is not."""
+        import numpy as np
+
+        first = self.index[0]
+        start = np.searchsorted(first, keys[0], side="left")
+        stop = np.searchsorted(first, keys[0], side="right")
+        rows = np.full(keys.shape[1], -1, dtype=np.int64)
+        single = np.flatnonzero(stop - start == 1)
+        match = self.index[1, start[single]] == keys[1, single]
+        rows[single[match]] = self.index[2, start[single[match]]]
+        # Distinct texts share a first half about once in 2**64 / n**2: walk such runs.
+        for i in np.flatnonzero(stop - start > 1):
+            for j in range(start[i], stop[i]):
+                if self.index[1, j] == keys[1, i]:
+                    rows[i] = int(self.index[2, j])
+                    break
+        return rows
+
+    def take(self, rows: NDArray[np.int64]) -> pa.Array:
+        """The texts at ``rows``, in that order (chunk by chunk: ``ChunkedArray.take`` would
+        first concatenate every chunk, a copy of the whole segment)."""
+        import numpy as np
+        import pyarrow as pa
+
+        chunk = np.searchsorted(self.offsets, rows, side="right") - 1
+        order = np.argsort(chunk, kind="stable")
+        pieces = []
+        for c in np.unique(chunk):
+            local = rows[order[chunk[order] == c]] - self.offsets[c]
+            pieces.append(self.texts.chunk(int(c)).take(pa.array(local)))
+        gathered = pa.concat_arrays(pieces) if pieces else pa.array([], pa.large_string())
+        return gathered.take(pa.array(np.argsort(order, kind="stable")))
+
+
+class TextStore:
+    """The text store under ``root``: ``lookup`` by content hash, ``writer`` to add texts.
+
+    Safe to share between threads (DuckDB calls a UDF from several). Segments written by
+    another store object on the same folder are seen by the next ``lookup``.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._segments: dict[str, _Segment] = {}
+        self._lock = threading.Lock()
+
+    def _open(self) -> list[_Segment]:
+        """The committed segments (newly written ones opened, removed ones dropped)."""
+        import numpy as np
+        import pyarrow as pa
+
+        names = (
+            sorted(p.name[: -len(INDEX_SUFFIX)] for p in self.root.glob(f"*{INDEX_SUFFIX}"))
+            if self.root.is_dir()
+            else []
+        )
+        with self._lock:
+            for name in set(self._segments) - set(names):
+                del self._segments[name]
+            for name in names:
+                if name in self._segments:
+                    continue
+                try:
+                    index = np.load(self.root / f"{name}{INDEX_SUFFIX}", mmap_mode="r")
+                    with pa.memory_map(str(self.root / f"{name}.arrow")) as source:
+                        texts = pa.ipc.open_file(source).read_all().column("text")
+                except FileNotFoundError:
+                    continue  # removed since listed (a full write replacing the store)
+                offsets = np.cumsum([0] + [len(c) for c in texts.chunks[:-1]], dtype=np.int64)
+                self._segments[name] = _Segment(index, texts, offsets)
+            return [self._segments[n] for n in names if n in self._segments]
+
+    def lookup(self, hashes: pa.Array | pa.ChunkedArray) -> pa.Array:
+        """The text of each content hash (``large_string``), null where the store lacks it."""
+        import numpy as np
+        import pyarrow as pa
+
+        keys, valid = hex_keys(hashes)
+        found = np.full(len(valid), -1, dtype=np.int64)
+        pieces: list[pa.Array] = []
+        positions = np.zeros(len(valid), dtype=np.int64)
+        taken = 0
+        for segment in self._open():
+            todo = np.flatnonzero(valid & (found < 0))
+            if not len(todo):
+                break
+            rows = segment.find(keys[:, todo])
+            hit = rows >= 0
+            if not hit.any():
+                continue
+            pieces.append(segment.take(rows[hit]))
+            found[todo[hit]] = 1
+            positions[todo[hit]] = taken + np.arange(int(hit.sum()))
+            taken += int(hit.sum())
+        if not taken:
+            return pa.nulls(len(valid), pa.large_string())
+        return pa.concat_arrays(pieces).take(pa.array(positions, mask=found < 0))
+
+    def writer(self, *, replace: bool) -> Writer:
+        """A writer of new texts, committed as one segment (``Writer.commit``).
+
+        With ``replace``, the segment holds every text written to it and becomes the whole
+        store once committed (the older segments are removed): a full rebuild drops the texts
+        no document has any more. Otherwise texts the store has are not written again.
+        """
+        now = time.time()
+        for stale in self.root.glob("*.tmp") if self.root.is_dir() else []:
+            with contextlib.suppress(FileNotFoundError):
+                if now - stale.stat().st_mtime > STALE_SECONDS:
+                    stale.unlink()
+        return Writer(self, [] if replace else self._open(), replace=replace)
+
+    def _remove(self, names: list[str]) -> None:
+        for name in names:
+            (self.root / f"{name}{INDEX_SUFFIX}").unlink(missing_ok=True)  # uncommitted first
+            (self.root / f"{name}.arrow").unlink(missing_ok=True)
+
+
+class Writer:
+    """Texts written to one new segment of a ``TextStore``; thread-safe.
+
+    The texts go to disk as they are written (memory stays bounded); only their keys are kept
+    until ``commit`` writes the index. Until then, nothing of it is read; ``discard`` (or a
+    crash: the next writer removes what is left) drops it.
+    """
+
+    def __init__(self, store: TextStore, existing: list[_Segment], *, replace: bool) -> None:
+        import pyarrow as pa
+
+        self.store = store
+        self.replace = replace
+        self._existing = existing
+        self._lock = threading.Lock()
+        self._name = uuid.uuid4().hex
+        self._firsts: list[NDArray[np.uint64]] = []
+        self._seconds: list[NDArray[np.uint64]] = []
+        self._seen: set[int] = set()
+        self.texts = 0
+        self.bytes = 0
+        store.root.mkdir(parents=True, exist_ok=True)
+        self._tmp = store.root / f"{self._name}.arrow.tmp"
+        self._sink = pa.OSFile(str(self._tmp), "wb")
+        self._schema = pa.schema([pa.field("text", pa.large_string())])
+        self._out = pa.ipc.new_file(self._sink, self._schema)
+
+    def write(self, hashes: pa.Array | pa.ChunkedArray, texts: pa.Array | pa.ChunkedArray) -> None:
+        """Write ``texts`` under their content hashes (the MD5 hex of each text).
+
+        Rows with a null or malformed hash or a null text, and texts already written or
+        stored, are skipped.
+        """
+        import numpy as np
+        import pyarrow as pa
+
+        keys, keep = hex_keys(hashes)
+        if isinstance(texts, pa.ChunkedArray):
+            texts = texts.combine_chunks() if texts.num_chunks else pa.array([], pa.string())
+        keep &= texts.is_valid().to_numpy(zero_copy_only=False)
+        for segment in self._existing:
+            keep &= segment.find(keys) < 0
+        with self._lock:
+            # One text per key. (Of two texts whose first halves collide, about once in
+            # 2**64 / n**2, the second is not stored: a reader falls back for it.)
+            for i, first in zip(np.flatnonzero(keep), keys[0, keep].tolist(), strict=True):
+                if first in self._seen:
+                    keep[i] = False
+                self._seen.add(first)
+            if not keep.any():
+                return
+            kept = texts if keep.all() else texts.filter(pa.array(keep))
+            kept = kept.cast(pa.large_string())  # the offsets only: the text bytes are shared
+            self._out.write_batch(pa.record_batch([kept], schema=self._schema))
+            self._firsts.append(keys[0, keep])
+            self._seconds.append(keys[1, keep])
+            self.texts += len(kept)
+            self.bytes += kept.nbytes
+
+    def commit(self) -> Path | None:
+        """Make the written texts part of the store; returns the segment (None: no text)."""
+        import numpy as np
+
+        root = self.store.root
+        with self._lock:
+            self._close()
+            older = [p.name[: -len(INDEX_SUFFIX)] for p in root.glob(f"*{INDEX_SUFFIX}")]
+            if not self.texts:
+                self._tmp.unlink(missing_ok=True)
+                segment = None
+            else:
+                first = np.concatenate(self._firsts)
+                order = np.argsort(first, kind="stable")
+                index = np.stack(
+                    [first[order], np.concatenate(self._seconds)[order], order.astype(np.uint64)]
+                )
+                index_tmp = root / f"{self._name}.keys.tmp"
+                with index_tmp.open("wb") as f:
+                    np.save(f, index)
+                segment = root / f"{self._name}.arrow"
+                self._tmp.rename(segment)
+                index_tmp.rename(root / f"{self._name}{INDEX_SUFFIX}")  # the commit
+            if self.replace:
+                self.store._remove(older)
+            return segment
+
+    def discard(self) -> None:
+        """Drop what was written."""
+        with self._lock:
+            self._close()
+            self._tmp.unlink(missing_ok=True)
+
+    def _close(self) -> None:
+        if not self._sink.closed:
+            self._out.close()
+            self._sink.close()
