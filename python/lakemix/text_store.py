@@ -7,9 +7,10 @@ rows at random touch every Parquet row group whatever the layout. This store kee
 text once in Arrow IPC files that are memory-mapped and read by row, so the texts a run needs
 cost what they weigh.
 
-It is a cache, never the truth: a text's key is computed here, from the text (DuckDB's
-``md5``, the lakehouse's ``content_hash``), so an entry can be missing but never wrong, and a
-reader falls back to the tables for a hash the store lacks. Layout, under ``<home>/text_store``:
+It is a cache, never the truth: a text's key is its MD5 (the lakehouse's ``content_hash``),
+computed in the very SQL expression that hands the text to the store (macro ``store_text``),
+so an entry can be missing but never wrong, and a reader falls back to the tables for a hash
+the store lacks. Layout, under ``<home>/text_store``:
 one segment per write, ``<id>.arrow`` (the texts, in the order written) and ``<id>.keys.npy``
 (3 x n uint64: the keys' two 64-bit halves sorted by the first, and each key's row), written
 under temporary names and renamed, the index last: a segment without its index is not read.
@@ -166,12 +167,12 @@ class TextStore:
         import pyarrow as pa
 
         keys, valid = hex_keys(hashes)
-        found = np.full(len(valid), -1, dtype=np.int64)
+        found = np.zeros(len(valid), dtype=bool)
         pieces: list[pa.Array] = []
         positions = np.zeros(len(valid), dtype=np.int64)
         taken = 0
         for segment in self._open():
-            todo = np.flatnonzero(valid & (found < 0))
+            todo = np.flatnonzero(valid & ~found)
             if not len(todo):
                 break
             rows = segment.find(keys[:, todo])
@@ -179,12 +180,12 @@ class TextStore:
             if not hit.any():
                 continue
             pieces.append(segment.take(rows[hit]))
-            found[todo[hit]] = 1
+            found[todo[hit]] = True
             positions[todo[hit]] = taken + np.arange(int(hit.sum()))
             taken += int(hit.sum())
         if not taken:
             return pa.nulls(len(valid), pa.large_string())
-        return pa.concat_arrays(pieces).take(pa.array(positions, mask=found < 0))
+        return pa.concat_arrays(pieces).take(pa.array(positions, mask=~found))
 
     def writer(self, *, replace: bool) -> Writer:
         """A writer of new texts, committed as one segment (``Writer.commit``).
