@@ -36,6 +36,8 @@ STORE_DIR = "text_store"
 INDEX_SUFFIX = ".keys.npy"
 # A temporary file older than this is left by a writer that was killed.
 STALE_SECONDS = 3600
+# More segments than this (one per incremental run) are merged, all but the largest.
+MAX_SEGMENTS = 8
 
 
 def store_path(home: Path) -> Path:
@@ -135,16 +137,12 @@ class TextStore:
         self._segments: dict[str, _Segment] = {}
         self._lock = threading.Lock()
 
-    def _open(self) -> list[_Segment]:
-        """The committed segments (newly written ones opened, removed ones dropped)."""
+    def _open(self) -> dict[str, _Segment]:
+        """The committed segments by name (newly written ones opened, removed ones dropped)."""
         import numpy as np
         import pyarrow as pa
 
-        names = (
-            sorted(p.name[: -len(INDEX_SUFFIX)] for p in self.root.glob(f"*{INDEX_SUFFIX}"))
-            if self.root.is_dir()
-            else []
-        )
+        names = self._names()
         with self._lock:
             for name in set(self._segments) - set(names):
                 del self._segments[name]
@@ -159,7 +157,7 @@ class TextStore:
                     continue  # removed since listed (a full write replacing the store)
                 offsets = np.cumsum([0] + [len(c) for c in texts.chunks[:-1]], dtype=np.int64)
                 self._segments[name] = _Segment(index, texts, offsets)
-            return [self._segments[n] for n in names if n in self._segments]
+            return {n: self._segments[n] for n in names if n in self._segments}
 
     def lookup(self, hashes: pa.Array | pa.ChunkedArray) -> pa.Array:
         """The text of each content hash (``large_string``), null where the store lacks it."""
@@ -171,7 +169,7 @@ class TextStore:
         pieces: list[pa.Array] = []
         positions = np.zeros(len(valid), dtype=np.int64)
         taken = 0
-        for segment in self._open():
+        for segment in self._open().values():
             todo = np.flatnonzero(valid & ~found)
             if not len(todo):
                 break
@@ -199,7 +197,40 @@ class TextStore:
             with contextlib.suppress(FileNotFoundError):
                 if now - stale.stat().st_mtime > STALE_SECONDS:
                     stale.unlink()
-        return Writer(self, [] if replace else self._open(), replace=replace)
+        return Writer(self, [] if replace else list(self._open().values()), replace=replace)
+
+    def compact(self) -> Path | None:
+        """With more than ``MAX_SEGMENTS`` segments (one per incremental run), merge all but
+        the largest into one; returns the merged segment (None: nothing to do).
+
+        Memory stays bounded: texts are copied chunk by chunk from the memory-mapped segments.
+        A crash before the old segments are removed leaves texts stored twice, which lookups
+        do not mind and the next compaction merges.
+        """
+        import numpy as np
+
+        segments = self._open()
+        if len(segments) <= MAX_SEGMENTS:
+            return None
+        largest = max(segments, key=lambda name: segments[name].index.shape[1])
+        merged = Writer(self, [segments[largest]], replace=False)
+        for name, segment in segments.items():
+            if name == largest:
+                continue
+            keys = np.empty((2, segment.index.shape[1]), dtype=np.uint64)
+            keys[:, segment.index[2]] = segment.index[:2]  # back in row order
+            valid = np.ones(keys.shape[1], dtype=bool)
+            for chunk, start in zip(segment.texts.chunks, segment.offsets.tolist(), strict=True):
+                stop = start + len(chunk)
+                merged.write_keys(keys[:, start:stop], valid[start:stop], chunk)
+        path = merged.commit()
+        self._remove([name for name in segments if name != largest])
+        return path
+
+    def _names(self) -> list[str]:
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name[: -len(INDEX_SUFFIX)] for p in self.root.glob(f"*{INDEX_SUFFIX}"))
 
     def _remove(self, names: list[str]) -> None:
         for name in names:
@@ -240,10 +271,21 @@ class Writer:
         Rows with a null or malformed hash or a null text, and texts already written or
         stored, are skipped.
         """
+        keys, valid = hex_keys(hashes)
+        self.write_keys(keys, valid, texts)
+
+    def write_keys(
+        self,
+        keys: NDArray[np.uint64],
+        valid: NDArray[np.bool_],
+        texts: pa.Array | pa.ChunkedArray,
+    ) -> None:
+        """``write`` with the hashes already decoded (``hex_keys``); rows not ``valid`` are
+        skipped."""
         import numpy as np
         import pyarrow as pa
 
-        keys, keep = hex_keys(hashes)
+        keep = valid.copy()
         if isinstance(texts, pa.ChunkedArray):
             texts = texts.combine_chunks() if texts.num_chunks else pa.array([], pa.string())
         keep &= texts.is_valid().to_numpy(zero_copy_only=False)

@@ -69,7 +69,12 @@ class TextFunctions:
             return writer
 
     def commit(self, target: str) -> Path | None:
-        """Commit the texts ``target``'s run wrote (after its rows): the new segment, or None."""
+        """Commit the texts ``target``'s run wrote (after its rows): the new segment, or None.
+        Then merge the segments of many incremental runs (``TextStore.compact``)."""
         with self._lock:
             writer = self._writers.pop(target, None)
-        return writer.commit() if writer is not None else None
+        if writer is None:
+            return None
+        segment = writer.commit()
+        self.store.compact()
+        return segment

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lakemix.dbt.texts import TextFunctions
-from lakemix.text_store import TextStore, hex_keys
+from lakemix.text_store import MAX_SEGMENTS, TextStore, hex_keys
 from tests.conftest import WEB
 
 
@@ -170,3 +170,34 @@ def test_a_write_to_a_file_not_a_folder_fails_clearly(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
     with pytest.raises((FileExistsError, NotADirectoryError)):
         TextStore(tmp_path / "file").writer(replace=False)
+
+
+def test_many_segments_are_merged_into_the_largest_and_one_more(tmp_path: Path) -> None:
+    store = TextStore(tmp_path)
+    write(store, [f"big {n}" for n in range(500)])
+    largest = next(tmp_path.glob("*.keys.npy")).name
+    batches = [[f"run {k} text {n}" for n in range(30)] + ["big 7"] for k in range(MAX_SEGMENTS)]
+    for texts in batches:
+        write(store, texts)
+    assert store.compact() is not None
+    names = sorted(p.name for p in tmp_path.glob("*.keys.npy"))
+    assert len(names) == 2 and largest in names
+    assert not list(tmp_path.glob("*.tmp"))
+    every = [f"big {n}" for n in range(500)] + [t for texts in batches for t in texts]
+    assert TextStore(tmp_path).lookup(pa.array([md5(t) for t in every])).to_pylist() == every
+    assert store.compact() is None  # two segments: nothing to do
+
+
+def test_committing_through_the_functions_compacts(tmp_path: Path) -> None:
+    functions = TextFunctions(TextStore(tmp_path))
+    conn = duckdb.connect()
+    functions.register(conn)
+    for run in range(MAX_SEGMENTS + 1):
+        conn.execute(
+            f"select lakemix_store_text('m.t', false, md5(t), t) "
+            f"from (select 'run {run} doc ' || i as t from range(50) r(i))"
+        ).fetchall()
+        functions.commit("m.t")
+    assert len(list(tmp_path.glob("*.keys.npy"))) == 2
+    texts = [f"run {run} doc {i}" for run in range(MAX_SEGMENTS + 1) for i in range(50)]
+    assert functions.store.lookup(pa.array([md5(t) for t in texts])).to_pylist() == texts
