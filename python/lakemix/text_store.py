@@ -54,8 +54,7 @@ def hex_keys(hashes: pa.Array | pa.ChunkedArray) -> tuple[NDArray[np.uint64], ND
     import numpy as np
     import pyarrow as pa
 
-    if isinstance(hashes, pa.ChunkedArray):
-        hashes = hashes.combine_chunks() if hashes.num_chunks else pa.array([], pa.string())
+    hashes = _one_array(hashes)
     if not pa.types.is_large_string(hashes.type):
         hashes = hashes.cast(pa.large_string())
     n = len(hashes)
@@ -70,6 +69,15 @@ def hex_keys(hashes: pa.Array | pa.ChunkedArray) -> tuple[NDArray[np.uint64], ND
     keys = np.zeros((n, 2), dtype=np.uint64)
     keys[rows[good]] = np.ascontiguousarray(pairs[good]).view("<u8")
     return keys.T.copy(), valid
+
+
+def _one_array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """DuckDB hands an Arrow UDF chunked arrays: one array of strings (empty when no chunk)."""
+    import pyarrow as pa
+
+    if not isinstance(values, pa.ChunkedArray):
+        return values
+    return values.combine_chunks() if values.num_chunks else pa.array([], pa.string())
 
 
 @functools.cache
@@ -258,7 +266,6 @@ class Writer:
         self._seconds: list[NDArray[np.uint64]] = []
         self._seen: set[int] = set()
         self.texts = 0
-        self.bytes = 0
         store.root.mkdir(parents=True, exist_ok=True)
         self._tmp = store.root / f"{self._name}.arrow.tmp"
         self._sink = pa.OSFile(str(self._tmp), "wb")
@@ -286,8 +293,7 @@ class Writer:
         import pyarrow as pa
 
         keep = valid.copy()
-        if isinstance(texts, pa.ChunkedArray):
-            texts = texts.combine_chunks() if texts.num_chunks else pa.array([], pa.string())
+        texts = _one_array(texts)
         keep &= texts.is_valid().to_numpy(zero_copy_only=False)
         for segment in self._existing:
             keep &= segment.find(keys) < 0
@@ -306,7 +312,6 @@ class Writer:
             self._firsts.append(keys[0, keep])
             self._seconds.append(keys[1, keep])
             self.texts += len(kept)
-            self.bytes += kept.nbytes
 
     def commit(self) -> Path | None:
         """Make the written texts part of the store; returns the segment (None: no text)."""
