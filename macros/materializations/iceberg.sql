@@ -34,10 +34,18 @@
         {%- endif -%}
     {%- endfor %}
 
+    {#- The model's config compression_level (zstd; DuckDB's default 3 unless set). -#}
+    {%- set level = config.get('compression_level', 3) -%}
+    {%- if level is not number or level is boolean or level < 1 or level > 22 -%}
+        {{ exceptions.raise_compiler_error(
+            "model " ~ model.name ~ ": compression_level must be a zstd level from 1 to 22, not "
+            ~ level) }}
+    {%- endif %}
     {% call statement('main') -%}
         copy ({{ sql }}) to '{{ staged }}' (
             format parquet,
             compression zstd,
+            compression_level {{ level }},
             file_size_bytes '512MB',
             row_group_size_bytes '64MB',
             overwrite_or_ignore true
