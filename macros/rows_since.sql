@@ -2,23 +2,40 @@
     model has not read yet, found by snapshot, not by reading every row: the data files added
     since the snapshot of `relation` its last run read (the plugin records it with the rows
     the run commits), or every row on a first run, a full refresh, or when those files cannot
-    be told. A superset of the new rows: keep the model's anti-join on its key. -#}
-{% macro rows_since(relation) -%}
-    {{ return(adapter.dispatch('rows_since', 'lakemix')(relation)) }}
+    be told.
+
+    With `unique_key` (a column of `relation` that this model keeps), exactly the rows whose
+    key this model lacks: when the files hold only rows appended since (the usual case), they
+    are read as they are, without scanning this model's own table; otherwise (the source was
+    rebuilt, or the files cannot be told) through an anti-join on the key against this model.
+    Without it, a superset of the new rows: keep the model's own anti-join. -#}
+{% macro rows_since(relation, unique_key=none) -%}
+    {{ return(adapter.dispatch('rows_since', 'lakemix')(relation, unique_key)) }}
 {%- endmacro %}
 
-{% macro default__rows_since(relation) -%}
-    {{ relation }}
+{% macro default__rows_since(relation, unique_key=none) -%}
+    {%- if unique_key and is_incremental() -%}
+        (
+            select * from {{ relation }}
+            where {{ unique_key }} not in (select {{ unique_key }} from {{ this }})
+        ) as unread
+    {%- else -%}
+        {{ relation }}
+    {%- endif -%}
 {%- endmacro %}
 
-{% macro duckdb__rows_since(relation) -%}
+{% macro duckdb__rows_since(relation, unique_key=none) -%}
     {%- if execute -%}
         {%- set sql = "select lakemix_rows_since('" ~ relation.schema ~ "." ~ relation.identifier
             ~ "', '" ~ this.schema ~ "." ~ this.identifier ~ "', "
-            ~ ('true' if is_incremental() else 'false') ~ ")" -%}
+            ~ ('true' if is_incremental() else 'false') ~ ", '" ~ (unique_key or '') ~ "')" -%}
         {%- set rows = run_query(sql).columns[0].values()[0] -%}
-        {{- rows if rows else relation -}}
+        {%- if rows -%}
+            {{- rows -}}
+        {%- else -%}
+            {{- default__rows_since(relation, unique_key) -}}
+        {%- endif -%}
     {%- else -%}
-        {{ relation }}
+        {{ default__rows_since(relation, unique_key) }}
     {%- endif -%}
 {%- endmacro %}

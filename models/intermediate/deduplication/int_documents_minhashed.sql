@@ -8,17 +8,14 @@
 
 {#- Every document is hashed once (incremental): a threshold change that keeps more documents
     needs no new signatures. A run reads the text of the documents added since its last run
-    only (rows_since: by Iceberg snapshot), not of every document, and puts each new text in
-    the text store (store_text: content_hash is its md5), where int_content_pairs_verified reads the texts of its
-    pairs by content hash. -#}
+    only (rows_since: by Iceberg snapshot, exact by document_id), not of every document, and
+    puts each new text in the text store (store_text: content_hash is its md5), where
+    int_content_pairs_verified reads the texts of its pairs by content hash. -#}
 
 with
 
 documents as (
-    select * from {{ lakemix.rows_since(ref('int_documents_language_scored')) }}
-    {% if is_incremental() %}
-        where document_id not in (select document_id from {{ this }})
-    {% endif %}
+    select * from {{ lakemix.rows_since(ref('int_documents_language_scored'), 'document_id') }}
 ),
 
 documents_minhashed as (

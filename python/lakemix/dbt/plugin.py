@@ -100,7 +100,7 @@ class Plugin(BasePlugin):
         conn.create_function(
             "lakemix_rows_since",
             self._rows_since,
-            ["VARCHAR", "VARCHAR", "BOOLEAN"],
+            ["VARCHAR", "VARCHAR", "BOOLEAN", "VARCHAR"],
             "VARCHAR",
             side_effects=True,
         )
@@ -130,14 +130,16 @@ class Plugin(BasePlugin):
 
         return scan_at(self.catalog.load_table(identifier), version)
 
-    def _rows_since(self, source: str, target: str, incremental: bool) -> str:
+    def _rows_since(self, source: str, target: str, incremental: bool, key: str) -> str:
         """SQL for the rows of ``source`` that ``target`` has not read (macro ``rows_since``).
 
         Reads the source's current snapshot (or its pinned one): incrementally, only the data
         files added since the snapshot the target's last run read (``watermark``); otherwise,
-        or when those files cannot be told, all of it. The snapshot read is remembered and
-        committed with the target's rows by ``store``. Empty when the source has no snapshot
-        yet (compiling before anything was built): the macro then reads the relation itself.
+        or when those files cannot be told, all of it. With a ``key``, the rows are exactly the
+        unread ones: when the files hold only appended rows, as they are; else through an
+        anti-join on ``key`` against the target. The snapshot read is remembered and committed
+        with the target's rows by ``store``. Empty when the source has no snapshot yet
+        (compiling before anything was built): the macro then reads the relation itself.
         """
         from pyiceberg.exceptions import NoSuchTableError
 
@@ -161,13 +163,22 @@ class Plugin(BasePlugin):
             last = watermark.last_read(self.catalog.load_table(target), source)
         except NoSuchTableError:
             return full
-        files = watermark.added_files(table, last, now)
-        if files is None:
-            return full
-        if not files:
+        added = watermark.added_files(table, last, now)
+        if added is None:
+            rows = full
+        elif not added.paths:
             return f"(select * from {full} limit 0)"
-        paths = ", ".join(views.quote_literal(path) for path in files)
-        return f"read_parquet([{paths}], union_by_name = true)"
+        else:
+            paths = ", ".join(views.quote_literal(path) for path in added.paths)
+            rows = f"read_parquet([{paths}], union_by_name = true)"
+            if added.appended_only:
+                return rows
+        if not key:
+            return rows
+        column = views.quote_identifier(key)
+        namespace, name = target.rsplit(".", 1)
+        this = f"{views.quote_identifier(namespace)}.{views.quote_identifier(name)}"
+        return f"(select * from {rows} where {column} not in (select {column} from {this}))"
 
     def _cache_key(self, target: str, spec: str, incremental: bool) -> str:
         """Record the key of ``target``'s settings (macro ``cache_key``); incrementally, refuse

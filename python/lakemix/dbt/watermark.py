@@ -4,8 +4,10 @@ An incremental model that reads only new rows used to find them with an anti-joi
 source row against its own table, which reads every column it selects (the text, for the dedup
 models) of every row. Iceberg data files never change, so every row of the source's snapshot
 ``now`` that was not in snapshot ``last`` lies in a file of ``now`` that ``last`` does not have:
-reading those files gives a superset of the new rows (the model's anti-join on ids stays, and
-makes it exact). The snapshot a run read is recorded in the snapshot the run commits to its own
+reading those files gives a superset of the new rows. When every snapshot from ``last`` to
+``now`` is an append, those files hold exactly the new rows (nothing was rewritten into a new
+file); otherwise (an overwrite, a delete, a compaction) the model's anti-join on its key makes
+the set exact. The snapshot a run read is recorded in the snapshot the run commits to its own
 table (property ``lakemix.read.<source>``), so it travels with the rows: a table rolled back to
 an older snapshot reads from that snapshot's watermark on. Whenever the files cannot be told
 (no watermark, the snapshot expired, delete files), the whole source is read.
@@ -13,6 +15,7 @@ an older snapshot reads from that snapshot's watermark on. Whenever the files ca
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lakemix.iceberg import local_path
@@ -50,8 +53,37 @@ def data_files(table: Table, snapshot_id: int) -> list[str] | None:
     return files
 
 
-def added_files(source: Table, since: int | None, until: int) -> list[str] | None:
-    """Local paths of the data files of snapshot ``until`` that snapshot ``since`` lacks.
+@dataclass(frozen=True)
+class AddedFiles:
+    """The data files a snapshot has that an earlier one lacks.
+
+    Attributes:
+        paths: Local paths of those files, sorted.
+        appended_only: Every snapshot after the earlier one, up to the later, is an append:
+            the files hold exactly the rows the later snapshot gained, none read before.
+    """
+
+    paths: list[str]
+    appended_only: bool
+
+
+def appended_only(source: Table, since: int, until: int) -> bool:
+    """Whether ``since`` is an ancestor of ``until`` and every snapshot after it is an append."""
+    from pyiceberg.table.snapshots import Operation
+
+    current: int | None = until
+    while current != since:
+        snapshot = source.snapshot_by_id(current) if current is not None else None
+        if snapshot is None or snapshot.summary is None:
+            return False
+        if snapshot.summary.operation != Operation.APPEND:
+            return False
+        current = snapshot.parent_snapshot_id
+    return True
+
+
+def added_files(source: Table, since: int | None, until: int) -> AddedFiles | None:
+    """The data files of snapshot ``until`` that snapshot ``since`` lacks.
 
     Returns None when that cannot be told: no ``since``, ``since`` no longer in the table's
     metadata (expired, or the table was recreated), or delete files in either snapshot.
@@ -63,4 +95,7 @@ def added_files(source: Table, since: int | None, until: int) -> list[str] | Non
     if before is None or after is None:
         return None
     seen = set(before)
-    return sorted(local_path(path) for path in after if path not in seen)
+    return AddedFiles(
+        paths=sorted(local_path(path) for path in after if path not in seen),
+        appended_only=appended_only(source, since, until),
+    )

@@ -182,6 +182,8 @@ def test_incremental_equals_full_rebuild(tmp_path: Path, monkeypatch: pytest.Mon
         sql = compiled(tmp_path / "i", model)
         added = files_added(settings, f"intermediate.{source}", since=read[0])
         assert added and f"read_parquet([{', '.join(repr(f) for f in added)}]" in sql
+    # Only appends since: those files are exactly the new documents, no anti-join on its table.
+    assert "not in" not in compiled(tmp_path / "i", "int_documents_minhashed")
 
     # Nothing new: nothing is read, and no snapshot is added.
     run_dedup(tmp_path / "i")

@@ -1,0 +1,99 @@
+"""Which data files a source gained since a snapshot, and whether they hold only new rows."""
+
+from __future__ import annotations
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pyiceberg.expressions import AlwaysTrue
+
+from lakemix.catalog import catalog
+from lakemix.dbt.watermark import AddedFiles, added_files
+from lakemix.settings import Settings
+
+
+def rows(*ids: str) -> pa.Table:
+    return pa.table({"document_id": pa.array(ids, pa.string())})
+
+
+def snapshot_id(table: object) -> int:
+    snapshot = table.current_snapshot()  # type: ignore[attr-defined]
+    assert snapshot is not None
+    return int(snapshot.snapshot_id)
+
+
+def test_appends_give_exactly_the_new_files_and_a_rewrite_does_not(lakehouse: Settings) -> None:
+    tables = catalog(lakehouse)
+    tables.create_namespace("intermediate")
+    table = tables.create_table("intermediate.source", schema=rows().schema)
+    table.append(rows("a", "b"))
+    first = snapshot_id(table)
+    table.append(rows("c"))
+    table.append(rows("d"))
+    appended = snapshot_id(table)
+
+    added = added_files(table, first, appended)
+    assert added is not None and added.appended_only
+    assert len(added.paths) == 2
+    new = pa.concat_tables(pq.read_table(p) for p in added.paths)
+    assert sorted(new["document_id"].to_pylist()) == ["c", "d"]
+    assert added_files(table, appended, appended) == AddedFiles([], appended_only=True)
+
+    # A rebuild rewrites every row into new files: all of them are "added", old rows too.
+    with table.transaction() as tx:
+        tx.delete(AlwaysTrue())
+        tx.append(rows("a", "b", "c", "d", "e"))
+    rebuilt = snapshot_id(table)
+    added = added_files(table, first, rebuilt)
+    assert added is not None and not added.appended_only and len(added.paths) == 1
+    table.append(rows("f"))  # an append after the rebuild does not make the chain clean
+    added = added_files(table, first, snapshot_id(table))
+    assert added is not None and not added.appended_only
+    added = added_files(table, rebuilt, snapshot_id(table))  # but from the rebuild on it is
+    assert added is not None and added.appended_only and len(added.paths) == 1
+
+    # Not an ancestor (a later snapshot against an earlier one) or unknown: no clean chain.
+    assert added_files(table, appended, first) == AddedFiles([], appended_only=False)
+    assert added_files(table, None, rebuilt) is None
+    assert added_files(table, 12345, rebuilt) is None
+
+
+def test_rows_since_anti_joins_on_the_key_only_when_rows_were_rewritten(
+    lakehouse: Settings,
+) -> None:
+    """The plugin's SQL for lakemix.rows_since: the new files as they are after appends; the
+    anti-join against the model's own table after a rebuild; the whole source otherwise."""
+    from lakemix.dbt.plugin import Plugin
+
+    tables = catalog(lakehouse)
+    tables.create_namespace("intermediate")
+    source = tables.create_table("intermediate.source", schema=rows().schema)
+    source.append(rows("a", "b"))
+    read = snapshot_id(source)
+    target = tables.create_table("intermediate.target", schema=rows().schema)
+    target.append(
+        rows("a", "b"), snapshot_properties={"lakemix.read.intermediate.source": str(read)}
+    )
+    source.append(rows("c"))
+    plugin = Plugin("lakemix", {})
+    anti_join = 'where "document_id" not in (select "document_id" from "intermediate"."target")'
+
+    sql = plugin._rows_since("intermediate.source", "intermediate.target", True, "document_id")
+    assert sql.startswith("read_parquet([") and "not in" not in sql
+    assert "iceberg_scan(" in plugin._rows_since(
+        "intermediate.source", "intermediate.target", False, "document_id"
+    )
+
+    with source.transaction() as tx:  # rebuilt: its new files hold old rows too
+        tx.delete(AlwaysTrue())
+        tx.append(rows("a", "b", "c", "d"))
+    sql = plugin._rows_since("intermediate.source", "intermediate.target", True, "document_id")
+    assert sql.startswith("(select * from read_parquet([") and anti_join in sql
+    conn = duckdb.connect()
+    conn.execute("create schema intermediate")
+    conn.execute(
+        "create view intermediate.target as select * from (values ('a'), ('b')) t(document_id)"
+    )
+    assert conn.execute(f"select document_id from {sql} order by 1").fetchall() == [("c",), ("d",)]
+    sql = plugin._rows_since("intermediate.source", "intermediate.target", True, "")
+    assert sql.startswith("read_parquet([") and "not in" not in sql  # the model anti-joins
