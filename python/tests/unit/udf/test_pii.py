@@ -232,14 +232,23 @@ ADVERSARIAL = {
 }
 
 
+def cpu_seconds_to_redact(text: str) -> tuple[float, str]:
+    start = time.process_time()
+    out = redact_text(text)[0]
+    return time.process_time() - start, out
+
+
 @pytest.mark.parametrize("name", ADVERSARIAL)
-def test_a_5_mb_adversarial_line_takes_well_under_a_second(name: str) -> None:
+def test_an_adversarial_5_mb_line_is_redacted_in_linear_time(name: str) -> None:
+    """No pattern backtracks into quadratic time on a long line built to tempt it: 4 times the
+    text costs about 4 times the CPU (3.0 to 5.1 measured), never 10 (quadratic: 16). A ratio,
+    not a time limit, so a slow machine passes and a blow-up still fails."""
     text = ADVERSARIAL[name]
     assert len(text) >= 4_999_990
-    start = time.process_time()
-    out = redact_text(text)
-    assert time.process_time() - start < 1.0
-    assert len(out[0]) <= len(text)
+    quarter, _ = cpu_seconds_to_redact(text[: len(text) // 4])
+    whole, out = cpu_seconds_to_redact(text)
+    assert whole < 10 * quarter + 0.05, (whole, quarter)
+    assert len(out) <= len(text)
 
 
 def test_register_makes_a_duckdb_function() -> None:
