@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lakemix.udf.arrow import one_array
+
 if TYPE_CHECKING:
     import numpy as np
     import pyarrow as pa
@@ -54,7 +56,7 @@ def hex_keys(hashes: pa.Array | pa.ChunkedArray) -> tuple[NDArray[np.uint64], ND
     import numpy as np
     import pyarrow as pa
 
-    hashes = _one_array(hashes)
+    hashes = one_array(hashes)
     if not pa.types.is_large_string(hashes.type):
         hashes = hashes.cast(pa.large_string())
     n = len(hashes)
@@ -69,15 +71,6 @@ def hex_keys(hashes: pa.Array | pa.ChunkedArray) -> tuple[NDArray[np.uint64], ND
     keys = np.zeros((n, 2), dtype=np.uint64)
     keys[rows[good]] = np.ascontiguousarray(pairs[good]).view("<u8")
     return keys.T.copy(), valid
-
-
-def _one_array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
-    """DuckDB hands an Arrow UDF chunked arrays: one array of strings (empty when no chunk)."""
-    import pyarrow as pa
-
-    if not isinstance(values, pa.ChunkedArray):
-        return values
-    return values.combine_chunks() if values.num_chunks else pa.array([], pa.string())
 
 
 @functools.cache
@@ -293,7 +286,7 @@ class Writer:
         import pyarrow as pa
 
         keep = valid.copy()
-        texts = _one_array(texts)
+        texts = one_array(texts)
         keep &= texts.is_valid().to_numpy(zero_copy_only=False)
         for segment in self._existing:
             keep &= segment.find(keys) < 0

@@ -36,6 +36,15 @@ def text_chunks(texts: pa.Array | pa.ChunkedArray) -> list[pa.Array]:
     return out
 
 
+def one_array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """One array of ``values`` (DuckDB hands Arrow UDFs chunked arrays; no chunk: empty strings)."""
+    import pyarrow as pa
+
+    if not isinstance(values, pa.ChunkedArray):
+        return values
+    return values.combine_chunks() if values.num_chunks else pa.array([], pa.string())
+
+
 def text_byte_lengths(texts: pa.Array | pa.ChunkedArray) -> NDArray[np.int64]:
     """UTF-8 bytes of each text (0 for null).
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from lakemix.udf.arrow import TEXT_TYPES
+from lakemix.udf.arrow import TEXT_TYPES, one_array
 
 if TYPE_CHECKING:
     import duckdb
@@ -56,9 +56,7 @@ def _large_strings(texts: pa.Array | pa.ChunkedArray) -> pa.LargeStringArray:
     if pa.types.is_binary(texts.type) or pa.types.is_large_binary(texts.type):
         values = texts.to_pylist()
         texts = pa.array([None if v is None else v.decode("utf-8", "replace") for v in values])
-    if isinstance(texts, pa.ChunkedArray):
-        texts = texts.combine_chunks() if texts.num_chunks else pa.array([], pa.string())
-    return texts.cast(pa.large_string())
+    return one_array(texts).cast(pa.large_string())
 
 
 def _scripts(texts: pa.LargeStringArray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
