@@ -13,29 +13,37 @@
     {{ return(adapter.dispatch('rows_since', 'lakemix')(relation, unique_key)) }}
 {%- endmacro %}
 
+{#- Spark: every row, anti-joined on the key in an incremental run. -#}
 {% macro default__rows_since(relation, unique_key=none) -%}
-    {%- if unique_key and is_incremental() -%}
-        (
-            select * from {{ relation }}
-            where {{ unique_key }} not in (select {{ unique_key }} from {{ this }})
-        ) as unread
-    {%- else -%}
-        {{ relation }}
-    {%- endif -%}
+    {{ lakemix._unread(relation, unique_key) }}
 {%- endmacro %}
 
 {% macro duckdb__rows_since(relation, unique_key=none) -%}
     {%- if execute -%}
         {%- set sql = "select lakemix_rows_since('" ~ relation.schema ~ "." ~ relation.identifier
             ~ "', '" ~ this.schema ~ "." ~ this.identifier ~ "', "
-            ~ ('true' if is_incremental() else 'false') ~ ", '" ~ (unique_key or '') ~ "')" -%}
-        {%- set rows = run_query(sql).columns[0].values()[0] -%}
-        {%- if rows -%}
-            {{- rows -}}
+            ~ ('true' if is_incremental() else 'false') ~ ")" -%}
+        {%- set rows = fromjson(run_query(sql).columns[0].values()[0]) -%}
+        {%- if not rows.sql -%}
+            {{- lakemix._unread(relation, unique_key) -}}
+        {%- elif rows.exact -%}
+            {{- rows.sql -}}
         {%- else -%}
-            {{- default__rows_since(relation, unique_key) -}}
+            {{- lakemix._unread(rows.sql, unique_key) -}}
         {%- endif -%}
     {%- else -%}
-        {{ default__rows_since(relation, unique_key) }}
+        {{ lakemix._unread(relation, unique_key) }}
+    {%- endif -%}
+{%- endmacro %}
+
+{#- `rows` without the keys this model already has (incremental runs with a `unique_key`). -#}
+{% macro _unread(rows, unique_key) -%}
+    {%- if unique_key and is_incremental() -%}
+        (
+            select * from {{ rows }}
+            where {{ unique_key }} not in (select {{ unique_key }} from {{ this }})
+        ) as unread
+    {%- else -%}
+        {{ rows }}
     {%- endif -%}
 {%- endmacro %}

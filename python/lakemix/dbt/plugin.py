@@ -100,7 +100,7 @@ class Plugin(BasePlugin):
         conn.create_function(
             "lakemix_rows_since",
             self._rows_since,
-            ["VARCHAR", "VARCHAR", "BOOLEAN", "VARCHAR"],
+            ["VARCHAR", "VARCHAR", "BOOLEAN"],
             "VARCHAR",
             side_effects=True,
         )
@@ -130,55 +130,50 @@ class Plugin(BasePlugin):
 
         return scan_at(self.catalog.load_table(identifier), version)
 
-    def _rows_since(self, source: str, target: str, incremental: bool, key: str) -> str:
-        """SQL for the rows of ``source`` that ``target`` has not read (macro ``rows_since``).
+    def _rows_since(self, source: str, target: str, incremental: bool) -> str:
+        """The rows of ``source`` that ``target`` has not read (macro ``rows_since``), as JSON
+        ``{"sql": ..., "exact": ...}``.
 
         Reads the source's current snapshot (or its pinned one): incrementally, only the data
         files added since the snapshot the target's last run read (``watermark``); otherwise,
-        or when those files cannot be told, all of it. With a ``key``, the rows are exactly the
-        unread ones: when the files hold only appended rows, as they are; else through an
-        anti-join on ``key`` against the target. The snapshot read is remembered and committed
-        with the target's rows by ``store``. Empty when the source has no snapshot yet
-        (compiling before anything was built): the macro then reads the relation itself.
+        or when those files cannot be told, all of it. ``exact``: no row in ``sql`` was read
+        before (the files were only appended since, or nothing is new), so the macro needs no
+        anti-join on the key. The snapshot read is remembered and committed with the target's
+        rows by ``store``. ``sql`` is empty when the source has no snapshot yet (compiling
+        before anything was built): the macro then reads the relation itself.
         """
         from pyiceberg.exceptions import NoSuchTableError
+
+        def answer(sql: str, *, exact: bool) -> str:
+            return orjson.dumps({"sql": sql, "exact": exact}).decode()
 
         try:
             table = self.catalog.load_table(source)
         except NoSuchTableError:
-            return ""  # not built yet (dbt compile, docs generate): the macro uses the relation
+            return answer("", exact=False)  # not built yet (dbt compile, docs generate)
         now = views.pinned_snapshots().get(source)
         if now is None:
             current = table.current_snapshot()
             if current is None:
-                return ""
+                return answer("", exact=False)
             now = current.snapshot_id
         self._watermarks[target] = self._watermarks.get(target, {}) | {
             watermark.watermark_property(source): str(now)
         }
         full = views.scan_sql(table, now)
         if not incremental:
-            return full
+            return answer(full, exact=True)
         try:
             last = watermark.last_read(self.catalog.load_table(target), source)
         except NoSuchTableError:
-            return full
+            return answer(full, exact=True)
         added = watermark.added_files(table, last, now)
         if added is None:
-            rows = full
-        elif not added.paths:
-            return f"(select * from {full} limit 0)"
-        else:
-            paths = ", ".join(views.quote_literal(path) for path in added.paths)
-            rows = f"read_parquet([{paths}], union_by_name = true)"
-            if added.appended_only:
-                return rows
-        if not key:
-            return rows
-        column = views.quote_identifier(key)
-        namespace, name = target.rsplit(".", 1)
-        this = f"{views.quote_identifier(namespace)}.{views.quote_identifier(name)}"
-        return f"(select * from {rows} where {column} not in (select {column} from {this}))"
+            return answer(full, exact=False)
+        if not added.paths:
+            return answer(f"(select * from {full} limit 0)", exact=True)
+        paths = ", ".join(views.quote_literal(path) for path in added.paths)
+        return answer(f"read_parquet([{paths}], union_by_name = true)", exact=added.appended_only)
 
     def _cache_key(self, target: str, spec: str, incremental: bool) -> str:
         """Record the key of ``target``'s settings (macro ``cache_key``); incrementally, refuse

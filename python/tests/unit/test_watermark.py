@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import duckdb
+import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 from pyiceberg.expressions import AlwaysTrue
@@ -58,11 +59,12 @@ def test_appends_give_exactly_the_new_files_and_a_rewrite_does_not(lakehouse: Se
     assert added_files(table, 12345, rebuilt) is None
 
 
-def test_rows_since_anti_joins_on_the_key_only_when_rows_were_rewritten(
+def test_rows_since_is_exact_only_while_the_source_was_appended_to(
     lakehouse: Settings,
 ) -> None:
-    """The plugin's SQL for lakemix.rows_since: the new files as they are after appends; the
-    anti-join against the model's own table after a rebuild; the whole source otherwise."""
+    """The plugin's answer for lakemix.rows_since: after appends, the new files, exact (the
+    macro adds no anti-join); after a rebuild, the new files hold old rows too, not exact; a
+    full read is exact when the model is rebuilt too."""
     from lakemix.dbt.plugin import Plugin
 
     tables = catalog(lakehouse)
@@ -76,24 +78,24 @@ def test_rows_since_anti_joins_on_the_key_only_when_rows_were_rewritten(
     )
     source.append(rows("c"))
     plugin = Plugin("lakemix", {})
-    anti_join = 'where "document_id" not in (select "document_id" from "intermediate"."target")'
+    conn = duckdb.connect()
 
-    sql = plugin._rows_since("intermediate.source", "intermediate.target", True, "document_id")
-    assert sql.startswith("read_parquet([") and "not in" not in sql
-    assert "iceberg_scan(" in plugin._rows_since(
-        "intermediate.source", "intermediate.target", False, "document_id"
-    )
+    def rows_since(incremental: bool) -> tuple[list[str], bool]:
+        answer = orjson.loads(
+            plugin._rows_since("intermediate.source", "intermediate.target", incremental)
+        )
+        found = conn.execute(f"select document_id from {answer['sql']} order by 1").fetchall()
+        return [row[0] for row in found], answer["exact"]
+
+    assert rows_since(True) == (["c"], True)
 
     with source.transaction() as tx:  # rebuilt: its new files hold old rows too
         tx.delete(AlwaysTrue())
         tx.append(rows("a", "b", "c", "d"))
-    sql = plugin._rows_since("intermediate.source", "intermediate.target", True, "document_id")
-    assert sql.startswith("(select * from read_parquet([") and anti_join in sql
-    conn = duckdb.connect()
-    conn.execute("create schema intermediate")
-    conn.execute(
-        "create view intermediate.target as select * from (values ('a'), ('b')) t(document_id)"
+    assert rows_since(True) == (["a", "b", "c", "d"], False)
+    assert (
+        "iceberg_scan("
+        in orjson.loads(plugin._rows_since("intermediate.source", "intermediate.target", False))[
+            "sql"
+        ]
     )
-    assert conn.execute(f"select document_id from {sql} order by 1").fetchall() == [("c",), ("d",)]
-    sql = plugin._rows_since("intermediate.source", "intermediate.target", True, "")
-    assert sql.startswith("read_parquet([") and "not in" not in sql  # the model anti-joins
