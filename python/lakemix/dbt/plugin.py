@@ -43,7 +43,7 @@ def freeze_long_lived() -> None:
     """Take what is alive when dbt sets up the adapter (the modules of dbt and every library it
     imported, the project's configuration) out of the collector's generations: they live until
     exit, and each full collection walked them all (seven in an incremental run of the dedup
-    models: 0.77 s, 0.40 s frozen; measured with ``gc.callbacks``). Freeze again at exit, so
+    models: 0.77 s, 0.40-0.45 s frozen; measured with ``gc.callbacks``). Freeze again at exit, so
     CPython's last collection skips the manifest dbt built since (py-spy at exit:
     gc_collect_main took 1.2 s of every dbt command). Python never promises to finalize objects
     alive at exit; dbt closes its connections and logs before, and lakemix commits its writes
