@@ -1,0 +1,118 @@
+"""Quality signals of the cleaning layer (Gopher, C4, FineWeb) as pure functions over Arrow arrays.
+
+``quality_signals`` computes, per document, the values that datatrove's ``GopherQualityFilter``,
+``GopherRepetitionFilter``, ``C4QualityFilter`` (as FineWeb ran it) and ``FineWebQualityFilter``
+compare with their thresholds; ``seeds/quality_thresholds.csv`` holds the thresholds, by signal
+name. ``stop_word_count`` counts stop words, given per language (``seeds/stop_words.csv``).
+The work is done by numba kernels over the Arrow UTF-8 buffer (compiled on first use, cached on
+disk); lengths are in code points, as Python's ``len``.
+
+Word splitting. datatrove splits words with spaCy's blank English tokenizer (``spacy.blank("en")``)
+and drops whitespace tokens. This module re-implements that tokenizer's rules for every text:
+split on whitespace (``str.isspace``); in each piece, repeatedly take off one prefix (a
+punctuation, quote, currency or symbol character, a run of dots, ``+`` not before a digit) and
+one suffix (the same characters, ``'s``, a run of dots, a unit or currency after a digit, a
+period after a digit, a lower-case letter, punctuation or two capitals), stopping at one of
+spaCy's English exceptions (``don't`` -> ``do n't``, ``Mr.``, ``e.g.``, emoticons: regenerated
+here from spaCy 3.8's lists); keep a URL or e-mail address whole; otherwise split at infixes
+(dot runs, ``…``, symbols, ``-`` between letters, ``,`` between letters, ``.`` between a
+lower-case and an upper-case letter, ``:<>=/`` after a letter or digit, ``+-*^`` between
+digits); finally merge runs of tokens that spell an exception with affixes (``)`` ``:`` ->
+``):``), as spaCy's special-case matcher does. Letters and their case follow spaCy's lists
+(Latin, some Cyrillic and Greek letters, blocks of scripts without case), symbols are Unicode
+category So. ``bench/parity_quality.py`` compares word lists and signals with datatrove's.
+
+Signals (datatrove's definitions; "tokens" are all words, "words" those with a character outside
+datatrove's punctuation set):
+
+- ``word_count``, ``mean_word_length`` (of words), ``hash_word_ratio`` ('#' / tokens),
+  ``ellipsis_word_ratio`` (('...' + '…') / tokens), ``alpha_word_fraction`` (tokens with a
+  letter / tokens); ``bullet_line_fraction``, ``ellipsis_line_fraction`` over
+  ``str.splitlines()``.
+- ``duplicate_{line,paragraph}_fraction`` and ``_char_fraction`` over lines split at ``\\n+``
+  and paragraphs split at ``\\n{2,}`` (characters / all characters);
+  ``top_{2,3,4}gram_char_fraction`` (the most frequent n-gram, first seen on ties, times its
+  count); ``duplicated_{5..10}gram_char_fraction`` (Gopher's greedy scan).
+- ``c4_has_lorem_ipsum``, ``c4_has_curly_bracket`` (0/1) and ``c4_sentence_count`` over the
+  lines C4 keeps (>= 3 words, none over 1,000 characters, no "javascript" or policy phrase,
+  citations removed); sentences as spaCy's sentencizer splits them.
+- ``line_punct_fraction``, ``short_line_fraction`` (<= 30 characters),
+  ``fineweb_duplicate_line_char_ratio`` over non-blank ``\\n`` lines; ``newline_word_ratio``.
+
+A null text gives a null row; an empty text (or one without tokens) gives 0 for every ratio and
+count (datatrove's repetition filter drops an empty text outright; the other three families
+drop it anyway). Top n-gram fractions can exceed 1, as in datatrove (overlapping occurrences all
+count). ``stop_word_count`` counts occurrences of lower-cased stop words, where datatrove's
+Gopher filter counts distinct ones, case-sensitively. Equality of lines, paragraphs and n-grams
+is decided by 64-bit hashes (with lengths): a collision, about n**2 / 2**64 per document, would
+count two different strings as equal. Case folding uses one code point per character
+(``"İ".lower()`` is two in Python).
+
+Modules: ``chars`` (character data and flags), ``english`` (spaCy's English exceptions),
+``words`` (the word splitting), ``signals`` (the signals kernel), ``stop_words``, ``hashing``
+and ``jit`` (numba compilation and its cache). Cost: importing is cheap (numba, nothing
+compiled); the first call builds character tables (0.2 s) and loads the compiled kernels from
+``__pycache__`` (0.2 s), or compiles them (about 15 s) when the cache is missing or stale.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+
+from lakemix.udf.quality.signals import SIGNALS, quality_signals
+from lakemix.udf.quality.stop_words import seed_stop_words, stop_word_count
+from lakemix.udf.quality.words import split_words
+
+if TYPE_CHECKING:
+    import duckdb
+
+__all__ = [
+    "SIGNALS",
+    "quality_signals",
+    "register",
+    "seed_stop_words",
+    "split_words",
+    "stop_word_count",
+]
+
+
+def register(conn: duckdb.DuckDBPyConnection) -> None:
+    """Register ``lakemix_quality_signals`` and ``lakemix_stop_word_count`` on ``conn``.
+
+    ``lakemix_quality_signals(text VARCHAR)`` returns a STRUCT with one field per name in
+    ``SIGNALS`` (DOUBLE or BIGINT); ``lakemix_stop_word_count(text VARCHAR, language VARCHAR)``
+    returns a BIGINT counted with ``seeds/stop_words.csv`` (read on first call), NULL for a
+    language without stop words there. Both are vectorized Arrow UDFs, deterministic, and give
+    NULL for NULL text.
+    """
+    import duckdb
+    from duckdb.func import ARROW, SPECIAL
+    from duckdb.sqltypes import BIGINT, DOUBLE, VARCHAR
+
+    struct = duckdb.struct_type(
+        {name: BIGINT if kind == "int64" else DOUBLE for name, kind in SIGNALS}
+    )
+    conn.create_function(
+        "lakemix_quality_signals",
+        quality_signals,
+        [VARCHAR],
+        struct,
+        type=ARROW,
+        null_handling=SPECIAL,
+        side_effects=False,
+    )
+
+    def count(texts: pa.Array, languages: pa.Array) -> pa.Int64Array:
+        return stop_word_count(texts, languages, seed_stop_words())
+
+    conn.create_function(
+        "lakemix_stop_word_count",
+        count,
+        [VARCHAR, VARCHAR],
+        BIGINT,
+        type=ARROW,
+        null_handling=SPECIAL,
+        side_effects=False,
+    )
