@@ -1,22 +1,42 @@
 {{ config(incremental=true) }}
+{{ lakemix.cache_key({}, udfs=['quality']) }}
+
+{#- Every signal of every document, measured once (incremental: documents added since the last
+    run only). The words of a document are its language's: the UDF segments the languages
+    written without spaces, and counts the stop words of the document's language, which come
+    from the stop_words seed (so a release rebuilds with the stop words it was made with). -#}
 
 with
 
 documents as (
-    select * from {{ ref('int_documents_language_scored') }}
-    {% if is_incremental() %}
-        where document_id not in (select document_id from {{ this }})
-    {% endif %}
+    select * from {{ lakemix.rows_since(ref('int_documents_language_scored'), 'document_id') }}
+),
+
+stop_words as (
+    select * from {{ ref('stop_words') }}
+),
+
+stop_words_per_language as (
+    select
+        language,
+        {{ lakemix.ordered_list('word', ['word']) }} as stop_words
+    from stop_words
+    group by language
 ),
 
 documents_measured as (
     select
-        document_id,
-        language,
-        language_score,
-        lakemix_quality_signals(text) as signals,
-        lakemix_stop_word_count(text, language) as stop_word_count
+        documents.document_id,
+        documents.language,
+        documents.language_score,
+        lakemix_quality_signals(
+            documents.text,
+            documents.language,
+            stop_words_per_language.stop_words
+        ) as signals
     from documents
+    left join stop_words_per_language
+        on documents.language = stop_words_per_language.language
 ),
 
 documents_quality_scored as (
@@ -24,7 +44,6 @@ documents_quality_scored as (
         document_id,
         language,
         language_score,
-        stop_word_count,
         {{ lakemix.struct_columns('signals') }}
     from documents_measured
 )

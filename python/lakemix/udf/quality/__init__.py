@@ -3,13 +3,16 @@
 ``quality_signals`` computes, per document, the values that datatrove's ``GopherQualityFilter``,
 ``GopherRepetitionFilter``, ``C4QualityFilter`` (as FineWeb ran it) and ``FineWebQualityFilter``
 compare with their thresholds; ``seeds/quality_thresholds.csv`` holds the thresholds, by signal
-name. ``stop_word_count`` counts stop words, given per language (``seeds/stop_words.csv``).
+name, per language. ``stop_word_count`` counts the words of the text's language's stop-word list
+(the ``stop_words`` seed, passed in by the model).
 The work is done by numba kernels over the Arrow UTF-8 buffer (compiled on first use, cached on
 disk); lengths are in code points, as Python's ``len``.
 
 Word splitting. datatrove splits words with spaCy's blank English tokenizer (``spacy.blank("en")``)
-and drops whitespace tokens. This module re-implements that tokenizer's rules for every text:
-split on whitespace (``str.isspace``); in each piece, repeatedly take off one prefix (a
+and drops whitespace tokens. This package re-implements that tokenizer's rules: split on
+whitespace (``str.isspace``) and, in the languages written without spaces between words, where
+their segmenter starts a word (``segment``: jieba, SudachiPy, Kiwi, PyThaiNLP, LaoNLP, the
+Tibetan tsheg); in each piece, repeatedly take off one prefix (a
 punctuation, quote, currency or symbol character, a run of dots, ``+`` not before a digit) and
 one suffix (the same characters, ``'s``, a run of dots, a unit or currency after a digit, a
 period after a digit, a lower-case letter, punctuation or two capitals), stopping at one of
@@ -61,31 +64,35 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from lakemix.udf.quality.segment import SEGMENTERS
 from lakemix.udf.quality.signals import SIGNALS, quality_signals
-from lakemix.udf.quality.stop_words import seed_stop_words, stop_word_count
 from lakemix.udf.quality.words import split_words
 
 if TYPE_CHECKING:
     import duckdb
 
 __all__ = [
+    "DEFINITION",
+    "SEGMENTERS",
     "SIGNALS",
     "quality_signals",
     "register",
-    "seed_stop_words",
     "split_words",
-    "stop_word_count",
 ]
+
+# Bumped when the signals of a text change: incremental models refuse rows of another definition.
+# 2: words of Chinese, Japanese, Korean, Thai, Lao and Tibetan are segmented; the stop-word count
+# is a signal, counted with the stop words the model passes.
+DEFINITION = 2
 
 
 def register(conn: duckdb.DuckDBPyConnection) -> None:
-    """Register ``lakemix_quality_signals`` and ``lakemix_stop_word_count`` on ``conn``.
+    """Register ``lakemix_quality_signals(text, language, stop_words)`` on ``conn``.
 
-    ``lakemix_quality_signals(text VARCHAR)`` returns a STRUCT with one field per name in
-    ``SIGNALS`` (DOUBLE or BIGINT); ``lakemix_stop_word_count(text VARCHAR, language VARCHAR)``
-    returns a BIGINT counted with ``seeds/stop_words.csv`` (read on first call), NULL for a
-    language without stop words there. Both are vectorized Arrow UDFs, deterministic, and give
-    NULL for NULL text.
+    It takes ``text VARCHAR``, ``language VARCHAR`` (the lid.176 label: it picks the word
+    segmenter) and ``stop_words VARCHAR[]`` (the language's stop words, NULL for none) and
+    returns a STRUCT with one field per name in ``SIGNALS`` (DOUBLE or BIGINT). A vectorized
+    Arrow UDF, deterministic; NULL text gives NULL.
     """
     import duckdb
     from duckdb.func import ARROW, SPECIAL
@@ -94,24 +101,15 @@ def register(conn: duckdb.DuckDBPyConnection) -> None:
     struct = duckdb.struct_type(
         {name: BIGINT if kind == "int64" else DOUBLE for name, kind in SIGNALS}
     )
+
+    def signals(texts: pa.Array, languages: pa.Array, stop_words: pa.Array) -> pa.StructArray:
+        return quality_signals(texts, languages, stop_words)
+
     conn.create_function(
         "lakemix_quality_signals",
-        quality_signals,
-        [VARCHAR],
+        signals,
+        [VARCHAR, VARCHAR, duckdb.list_type(VARCHAR)],
         struct,
-        type=ARROW,
-        null_handling=SPECIAL,
-        side_effects=False,
-    )
-
-    def count(texts: pa.Array, languages: pa.Array) -> pa.Int64Array:
-        return stop_word_count(texts, languages, seed_stop_words())
-
-    conn.create_function(
-        "lakemix_stop_word_count",
-        count,
-        [VARCHAR, VARCHAR],
-        BIGINT,
         type=ARROW,
         null_handling=SPECIAL,
         side_effects=False,

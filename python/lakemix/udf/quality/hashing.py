@@ -54,3 +54,12 @@ def hash_table(entries: int) -> Any:
     i32 = np.int32
     z = np.zeros
     return np.empty(size, np.uint64), z(size, np.int64), z(size, i32), z(size, i32), z(size, i32)
+
+
+@jit
+def lower_key(cp: Any, s: int, e: int, lower: Any) -> Any:
+    """``hash_key`` of cp[s:e] lower-cased with ``lower`` (one code point per character)."""
+    h = np.uint64(0)
+    for i in range(s, e):
+        h = h * HB + np.uint64(lower[cp[i]] + 1)
+    return mix64(h ^ (np.uint64(e - s) * HLEN))

@@ -6,11 +6,13 @@ docstring defines each.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
 import numpy as np
 import pyarrow as pa
 
+from lakemix.udf.arrow import one_array
 from lakemix.udf.quality.chars import (
     F_ALPHA,
     F_DECIMAL,
@@ -20,12 +22,24 @@ from lakemix.udf.quality.chars import (
     F_TERMINAL,
     decode_utf8,
 )
-from lakemix.udf.quality.hashing import HB, HLEN, ONE, find_slot, hash_key, hash_table, mix64
+from lakemix.udf.quality.hashing import (
+    HB,
+    HLEN,
+    ONE,
+    find_slot,
+    hash_key,
+    hash_table,
+    lower_key,
+    mix64,
+)
 from lakemix.udf.quality.jit import jit
+from lakemix.udf.quality.segment import SEGMENTERS, break_flags
+from lakemix.udf.quality.stop_words import languages_of, stop_word_keys, stop_word_lists
 from lakemix.udf.quality.words import has_flag, sentence_count, tables, tokenize
 from lakemix.udf.utf8 import text_buffers
 
 SIGNALS: tuple[tuple[str, str], ...] = (
+    ("stop_word_count", "int64"),
     ("word_count", "int64"),
     ("mean_word_length", "float64"),
     ("hash_word_ratio", "float64"),
@@ -64,6 +78,7 @@ _C_SENTENCES, _C_PUNCT_LINES = _COLUMN["c4_sentence_count"], _COLUMN["line_punct
 _C_SHORT_LINES = _COLUMN["short_line_fraction"]
 _C_FW_DUP_CHARS = _COLUMN["fineweb_duplicate_line_char_ratio"]
 _C_NEWLINES = _COLUMN["newline_word_ratio"]
+_C_STOP_WORDS = _COLUMN["stop_word_count"]
 _SPACE_CODE = np.uint64(33)  # hash code of " " (code point + 1)
 _EDIT = tuple(map(ord, "edit]"))
 _CITATION_NEEDED = tuple(map(ord, "citation needed]"))
@@ -95,8 +110,9 @@ def _starts_with(cp: Any, i: int, b: int, word: Any) -> bool:
 
 
 @jit
-def _uncited(cp: Any, a: int, b: int, fl: Any, out: Any) -> int:
-    """cp[a:b] without ``\\[\\d*]|\\[edit]|\\[citation needed]`` into out; returns its length."""
+def _uncited(cp: Any, a: int, b: int, fl: Any, out: Any, bk: Any, bout: Any) -> int:
+    """cp[a:b] without ``\\[\\d*]|\\[edit]|\\[citation needed]`` into out (and its word starts
+    ``bk``, when not empty, into bout); returns its length."""
     m = 0
     i = a
     while i < b:
@@ -114,6 +130,8 @@ def _uncited(cp: Any, a: int, b: int, fl: Any, out: Any) -> int:
                 i += 1 + len(_CITATION_NEEDED)
                 continue
         out[m] = cp[i]
+        if len(bk) > 0:
+            bout[m] = bk[i]
         m += 1
         i += 1
     return m
@@ -165,21 +183,14 @@ def _gopher_lines(cp: Any, n: int, fl: Any) -> tuple[int, int, int]:
 
 
 @jit
-def _document(cp: Any, n: int, tk: Any, fl: Any, lower: Any, w: Any, out: Any) -> None:
-    """All signals of one decoded document into out (float64, SIGNALS order)."""
-    ts, te, ss, se, bounds, buf, lts, lte = w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]
-    ph = tk[4]
-    th, tp, tl = w[8], w[9], w[10]
-    keys, stamps, counts, firsts, lengths = w[11]
-    stamp = w[12][0]  # a slot is live when stamped with the current generation
+def _repetition_of_lines(
+    cp: Any, n: int, fl: Any, bounds: Any, w: Any, stamp: int, out: Any
+) -> int:
+    """Gopher repetition of paragraphs (text.strip() split at \\n{2,}) and lines (\\n+).
 
-    # Gopher quality: lines
-    lines, bullets, ellipses = _gopher_lines(cp, n, fl)
-    if lines > 0:
-        out[_C_BULLET_LINES] = bullets / lines
-        out[_C_ELLIPSIS_LINES] = ellipses / lines
-
-    # Gopher repetition: paragraphs (text.strip() split at \n{2,}) and lines (\n+)
+    Returns the hash tables' next free generation.
+    """
+    keys, stamps = w[11][0], w[11][1]
     a, b = 0, n
     while a < b and has_flag(fl, cp[a], F_SPACE):
         a += 1
@@ -200,8 +211,6 @@ def _document(cp: Any, n: int, tk: Any, fl: Any, lower: Any, w: Any, out: Any) -
             i += 1
     bounds[nb, 0], bounds[nb, 1] = start, b
     nb += 1
-    if 2 * nb + 2 > len(keys):
-        keys, stamps, counts, firsts, lengths = hash_table(n)
     stamp += 1
     pieces, chars = _duplicates(cp, bounds, nb, keys, stamps, stamp)
     out[_C_DUP_PARAS] = pieces / nb
@@ -222,15 +231,21 @@ def _document(cp: Any, n: int, tk: Any, fl: Any, lower: Any, w: Any, out: Any) -
             i += 1
     bounds[nb, 0], bounds[nb, 1] = start, n
     nb += 1
-    if 2 * nb + 2 > len(keys):
-        keys, stamps, counts, firsts, lengths = hash_table(n)
     stamp += 1
     pieces, chars = _duplicates(cp, bounds, nb, keys, stamps, stamp)
     out[_C_DUP_LINES] = pieces / nb
     if n > 0:
         out[_C_DUP_LINE_CHARS] = chars / n
+    return stamp
 
-    # FineWeb: non-blank lines of text.split("\n")
+
+@jit
+def _fineweb_lines(cp: Any, n: int, fl: Any, bounds: Any, w: Any, stamp: int, out: Any) -> Any:
+    """FineWeb's line signals over the non-blank lines of text.split("\\n").
+
+    Returns the tables' next free generation and the number of newlines.
+    """
+    keys, stamps = w[11][0], w[11][1]
     nb = 0
     punct = short = 0
     newlines = 0
@@ -255,14 +270,36 @@ def _document(cp: Any, n: int, tk: Any, fl: Any, lower: Any, w: Any, out: Any) -
     if nb > 0:
         out[_C_PUNCT_LINES] = punct / nb
         out[_C_SHORT_LINES] = short / nb
-        if 2 * nb + 2 > len(keys):
-            keys, stamps, counts, firsts, lengths = hash_table(n)
         stamp += 1
         chars = _duplicates(cp, bounds, nb, keys, stamps, stamp)[1]
         out[_C_FW_DUP_CHARS] = chars / (n - newlines)
+    return stamp, newlines
 
-    # Tokens
-    nt = tokenize(cp, 0, n, fl, tk, ts, te, ss, se)
+
+@jit
+def _stop_words(cp: Any, ts: Any, te: Any, nt: int, lower: Any, sw: Any) -> int:
+    """How many of the tokens, lower-cased, are among the sorted stop-word keys ``sw``."""
+    count = 0
+    for t in range(nt):
+        key = lower_key(cp, ts[t], te[t], lower)
+        lo, hi = 0, len(sw)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if sw[mid] < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < len(sw) and sw[lo] == key:
+            count += 1
+    return count
+
+
+@jit
+def _words(
+    cp: Any, n: int, nt: int, fl: Any, lower: Any, sw: Any, newlines: int, w: Any, out: Any
+) -> None:
+    """Gopher quality's word signals, FineWeb's newlines per word and the stop-word count."""
+    ts, te, th, tp, tl = w[0], w[1], w[8], w[9], w[10]
     words = word_chars = alphas = 0
     for t in range(nt):
         symbol = True
@@ -304,10 +341,18 @@ def _document(cp: Any, n: int, tk: Any, fl: Any, lower: Any, w: Any, out: Any) -
         out[_C_ELLIPSIS] = dots / nt
         out[_C_ALPHA] = alphas / nt
         out[_C_NEWLINES] = newlines / nt
+    if len(sw) > 0:
+        out[_C_STOP_WORDS] = _stop_words(cp, ts, te, nt, lower, sw)
 
-    # Gopher repetition: most frequent n-gram (" ".join), duplicated n-grams ("".join)
-    if 2 * nt + 2 > len(keys):
-        keys, stamps, counts, firsts, lengths = hash_table(nt)
+
+@jit
+def _repetition_of_ngrams(n: int, nt: int, w: Any, stamp: int, out: Any) -> int:
+    """Gopher repetition: the most frequent n-gram (" ".join), duplicated n-grams ("".join).
+
+    Returns the tables' next free generation.
+    """
+    th, tp, tl = w[8], w[9], w[10]
+    keys, stamps, counts, firsts, lengths = w[11]
     for g in range(2, 5):
         if nt < g:
             continue
@@ -349,8 +394,18 @@ def _document(cp: Any, n: int, tk: Any, fl: Any, lower: Any, w: Any, out: Any) -
                 i += 1
         if n > 0:
             out[_C_DUP5 + g - 5] = repeated / n
+    return stamp
 
-    # C4 (FineWeb's settings): lines of str.splitlines()
+
+@jit
+def _c4(cp: Any, n: int, nt: int, tk: Any, fl: Any, lower: Any, bk: Any, w: Any, out: Any) -> None:
+    """C4 (FineWeb's settings) over the lines of str.splitlines(): lorem ipsum, curly brackets
+    and the sentences of the lines C4 keeps. A line's words are split at whitespace and, in a
+    segmented language, at the segmenter's word starts (datatrove's C4 splits at whitespace
+    only, which keeps no line of Chinese)."""
+    ts, te, ss, se, buf, lts, lte, bbuf = w[0], w[1], w[2], w[3], w[5], w[6], w[7], w[13]
+    ph = tk[4]
+    segmented = len(bk) > 0
     lorem = curly = sentences = 0
     first = 0
     i = 0
@@ -374,7 +429,9 @@ def _document(cp: Any, n: int, tk: Any, fl: Any, lower: Any, w: Any, out: Any) -
             while k < b and has_flag(fl, cp[k], F_SPACE):
                 k += 1
             w0 = k
-            while k < b and not has_flag(fl, cp[k], F_SPACE):
+            while (
+                k < b and not has_flag(fl, cp[k], F_SPACE) and not (segmented and k > w0 and bk[k])
+            ):
                 k += 1
             if k > w0:
                 words += 1
@@ -387,7 +444,7 @@ def _document(cp: Any, n: int, tk: Any, fl: Any, lower: Any, w: Any, out: Any) -
                     break
             src, sa, sb = cp, a, b
             if cited:
-                src, sa, sb = buf, 0, _uncited(cp, a, b, fl, buf)
+                src, sa, sb = buf, 0, _uncited(cp, a, b, fl, buf, bk, bbuf)
             if _contains(src, sa, sb, lower, ph, 0):
                 lorem = 1
             if not _contains(src, sa, sb, lower, ph, 1):
@@ -405,7 +462,8 @@ def _document(cp: Any, n: int, tk: Any, fl: Any, lower: Any, w: Any, out: Any) -
                             policy = True
                             break
                     if not policy and cited:
-                        m = tokenize(buf, 0, sb, fl, tk, lts, lte, ss, se)
+                        lbk = bbuf[:sb] if segmented else bk
+                        m = tokenize(buf, 0, sb, fl, tk, lbk, lts, lte, ss, se)
                         sentences += sentence_count(buf, lts, lte, 0, m, fl)
                     elif not policy:
                         sentences += sentence_count(cp, ts, te, first, stop, fl)
@@ -414,6 +472,29 @@ def _document(cp: Any, n: int, tk: Any, fl: Any, lower: Any, w: Any, out: Any) -
             j += 1
         i = j + 1
     out[_C_LOREM], out[_C_CURLY], out[_C_SENTENCES] = lorem, curly, sentences
+
+
+@jit
+def _document(
+    cp: Any, n: int, tk: Any, fl: Any, lower: Any, bk: Any, sw: Any, w: Any, out: Any
+) -> None:
+    """All signals of one decoded document into out (float64, SIGNALS order).
+
+    ``bk``: the segmenter's word starts (empty: split at whitespace); ``sw``: the sorted keys
+    of its language's stop words (empty: none).
+    """
+    bounds = w[4]
+    stamp = w[12][0]  # a slot of the hash tables is live when stamped with its generation
+    lines, bullets, ellipses = _gopher_lines(cp, n, fl)
+    if lines > 0:
+        out[_C_BULLET_LINES] = bullets / lines
+        out[_C_ELLIPSIS_LINES] = ellipses / lines
+    stamp = _repetition_of_lines(cp, n, fl, bounds, w, stamp, out)
+    stamp, newlines = _fineweb_lines(cp, n, fl, bounds, w, stamp, out)
+    nt = tokenize(cp, 0, n, fl, tk, bk, w[0], w[1], w[2], w[3])
+    _words(cp, n, nt, fl, lower, sw, newlines, w, out)
+    stamp = _repetition_of_ngrams(n, nt, w, stamp, out)
+    _c4(cp, n, nt, tk, fl, lower, bk, w, out)
     w[12][0] = stamp
 
 
@@ -433,14 +514,26 @@ def _workspace(n: int) -> Any:
         np.empty(n + 1, np.uint64),  # token hashes
         np.empty(n + 1, np.uint64),  # base ** token length
         np.empty(n + 1, i32),  # token lengths
-        hash_table(min(n, 1 << 15)),
+        hash_table(n + 2),  # room for every token, line or paragraph
         np.zeros(1, np.int64),  # generation of the tables' stamps
+        np.empty(n + 1, np.uint8),  # word starts of a line without citations
     )
 
 
 @jit
 def _signals_kernel(
-    data: Any, offsets: Any, valid: Any, fl: Any, lower: Any, tk: Any, out: Any
+    data: Any,
+    offsets: Any,
+    valid: Any,
+    breaks: Any,
+    break_offsets: Any,
+    stop_words: Any,
+    word_offsets: Any,
+    languages: Any,
+    fl: Any,
+    lower: Any,
+    tk: Any,
+    out: Any,
 ) -> None:
     longest = 1
     for r in range(len(offsets) - 1):
@@ -448,6 +541,7 @@ def _signals_kernel(
     cap = min(longest, 1 << 16)
     w = _workspace(cap)
     cp = np.empty(cap + 1, np.int32)
+    none = np.zeros(0, np.uint8)
     for r in range(len(offsets) - 1):
         if not valid[r]:
             continue
@@ -457,39 +551,87 @@ def _signals_kernel(
             w = _workspace(cap)
             cp = np.empty(cap + 1, np.int32)
         n = decode_utf8(data, offsets[r], offsets[r + 1], cp)
-        _document(cp, n, tk, fl, lower, w, out[r])
+        # a segmented text's word starts, if they cover it (they do for valid UTF-8)
+        o, e = break_offsets[r], break_offsets[r + 1]
+        bk = breaks[o:e] if e - o == n else none
+        lang = languages[r]
+        sw = (
+            stop_words[word_offsets[lang] : word_offsets[lang + 1]] if lang >= 0 else stop_words[:0]
+        )
+        _document(cp, n, tk, fl, lower, bk, sw, w, out[r])
 
 
-def quality_signals(texts: pa.Array | pa.ChunkedArray) -> pa.StructArray:
-    """Gopher, C4 and FineWeb quality signals of each text (see the module docstring).
+def _text(texts: pa.Array, i: int) -> str | None:
+    """Text i as a str, None if its bytes are not UTF-8 (then it is not segmented)."""
+    try:
+        text: str | None = texts[i].as_py()
+    except UnicodeDecodeError:
+        return None
+    return text
+
+
+def quality_signals(
+    texts: pa.Array | pa.ChunkedArray,
+    languages: pa.Array | pa.ChunkedArray | None = None,
+    stop_words: pa.Array | pa.ChunkedArray | Mapping[str, Iterable[str]] | None = None,
+) -> pa.StructArray:
+    """Gopher, C4 and FineWeb quality signals of each text (see the package docstring).
 
     Args:
         texts: Strings (string, large_string, string_view or null type); nulls allowed.
+        languages: The language (lid.176 label) of each text: texts of a language in
+            ``segment.SEGMENTERS`` are segmented into words first. None: no text is.
+        stop_words: The stop words of each text's language, either one list per text (a
+            list<string> array, as the dbt model passes the stop-word seed: every text of a
+            language must get the same list) or a mapping from language to its words.
 
     Returns:
         A struct array of the same length with one field per name in ``SIGNALS`` (float64
         fractions and ratios, int64 counts and 0/1 flags); null where the text is null.
+        ``stop_word_count`` is null where the language has no stop words (or is null).
 
     Raises:
-        TypeError: If ``texts`` is not an array of strings.
+        TypeError: If ``texts`` or ``languages`` are not arrays of strings.
+        ValueError: If the arrays differ in length, or two texts of one language get
+            different stop-word lists.
     """
-    chunks = texts.chunks if isinstance(texts, pa.ChunkedArray) else [texts]
+    texts = one_array(texts) if isinstance(texts, pa.ChunkedArray) else texts
+    size = len(texts)
+    names = languages_of(languages, size)
+    lists = stop_word_lists(stop_words, names, size)
+    codes = sorted(lists)
+    index = {code: k for k, code in enumerate(codes)}
+    lang = np.array([index.get(name or "", -1) for name in names], dtype=np.int64)
     t = tables()
-    results = []
-    for chunk in chunks:
-        data, offsets, valid = text_buffers(chunk)
-        out = np.zeros((len(chunk), len(SIGNALS)), dtype=np.float64)
-        _signals_kernel(data, offsets, valid, t.flags, t.lower, t.kernel, out)
-        arrays = [
-            pa.array(out[:, k].astype(np.int64) if kind == "int64" else out[:, k])
-            for k, (_, kind) in enumerate(SIGNALS)
-        ]
-        mask = pa.array(~valid, pa.bool_())
-        names = [name for name, _ in SIGNALS]
-        results.append(pa.StructArray.from_arrays(arrays, names=names, mask=mask))
-    if not results:
-        fields = [
-            pa.field(name, pa.int64() if t == "int64" else pa.float64()) for name, t in SIGNALS
-        ]
-        return cast(pa.StructArray, pa.array([], pa.struct(fields)))
-    return cast(pa.StructArray, pa.concat_arrays(results))
+    keys = [stop_word_keys(lists[code], t.lower) for code in codes]
+    word_offsets = np.cumsum([0, *map(len, keys)], dtype=np.int64)
+    words = np.concatenate(keys) if keys else np.zeros(0, np.uint64)
+    data, offsets, valid = text_buffers(texts)
+    strings = [
+        _text(texts, i) if valid[i] and name in SEGMENTERS else None for i, name in enumerate(names)
+    ]
+    breaks, break_offsets = break_flags(strings, names)
+    out = np.zeros((size, len(SIGNALS)), dtype=np.float64)
+    _signals_kernel(
+        data,
+        offsets,
+        valid,
+        breaks,
+        break_offsets,
+        words,
+        word_offsets,
+        lang,
+        t.flags,
+        t.lower,
+        t.kernel,
+        out,
+    )
+    arrays = []
+    for k, (name, kind) in enumerate(SIGNALS):
+        column = out[:, k].astype(np.int64) if kind == "int64" else out[:, k]
+        mask = (lang < 0) | ~valid if name == "stop_word_count" else None
+        arrays.append(pa.array(column, mask=mask))
+    struct = pa.StructArray.from_arrays(
+        arrays, names=[name for name, _ in SIGNALS], mask=pa.array(~valid, pa.bool_())
+    )
+    return cast(pa.StructArray, struct)

@@ -42,6 +42,7 @@ from lakemix.udf.quality.chars import (
 from lakemix.udf.quality.english import english_exceptions
 from lakemix.udf.quality.hashing import HB, HLEN, hash_key, mix64
 from lakemix.udf.quality.jit import inline, jit, refresh_cache
+from lakemix.udf.quality.segment import break_flags
 
 _EL_PATTERN = 8  # in a row of exceptions: affixed, tokens, their lengths (6), pattern, lengths
 
@@ -554,9 +555,16 @@ def _tokenize_piece(
 
 
 @jit
-def tokenize(cp: Any, a: int, b: int, fl: Any, tk: Any, ts: Any, te: Any, ss: Any, se: Any) -> int:
-    """Tokens of cp[a:b] into ts/te (start, end); returns their number."""
+def tokenize(
+    cp: Any, a: int, b: int, fl: Any, tk: Any, bk: Any, ts: Any, te: Any, ss: Any, se: Any
+) -> int:
+    """Tokens of cp[a:b] into ts/te (start, end); returns their number.
+
+    Pieces end at whitespace and, where ``bk`` is not empty, before each i with ``bk[i]`` set
+    (a word start a segmenter found; ``bk`` is indexed like ``cp``).
+    """
     ex, el, emax, un = tk[0], tk[1], tk[2], tk[3]
+    segmented = len(bk) > 0
     nt = 0
     lo, hi = -1, -1  # the first and last tokens of pieces with runs spelling an exception
     i = a
@@ -564,7 +572,7 @@ def tokenize(cp: Any, a: int, b: int, fl: Any, tk: Any, ts: Any, te: Any, ss: An
         while i < b and has_flag(fl, cp[i], F_SPACE):
             i += 1
         j = i
-        while j < b and not has_flag(fl, cp[j], F_SPACE):
+        while j < b and not has_flag(fl, cp[j], F_SPACE) and not (segmented and j > i and bk[j]):
             j += 1
         if j > i:
             t0 = nt
@@ -604,17 +612,20 @@ def sentence_count(cp: Any, ts: Any, te: Any, t0: int, t1: int, fl: Any) -> int:
     return count
 
 
-def split_words(text: str) -> list[str]:
+def split_words(text: str, language: str | None = None) -> list[str]:
     """The words of ``text`` as the signals split them (see the package docstring).
 
     Args:
         text: Any string.
+        language: Its language (lid.176 label); a language in ``segment.SEGMENTERS`` is
+            segmented into words first.
 
     Returns:
         Its words (tokens, punctuation included), in order.
     """
     t = tables()
     cp = code_points(text)
+    breaks, _ = break_flags([text], [language])
     ts, te, ss, se = (np.empty(len(cp) + 1, np.int32) for _ in range(4))
-    nt = tokenize(cp, 0, len(cp), t.flags, t.kernel, ts, te, ss, se)
+    nt = tokenize(cp, 0, len(cp), t.flags, t.kernel, breaks, ts, te, ss, se)
     return [text[start:end] for start, end in zip(ts[:nt].tolist(), te[:nt].tolist(), strict=True)]

@@ -49,7 +49,7 @@ MODELS = {
     "int_signals": (
         "intermediate",
         ["document_id", "word_count"],
-        f"select document_id, unnest(lakemix_quality_signals(text)) from {STG}",
+        f"select document_id, unnest(lakemix_quality_signals(text, 'en', null)) from {STG}",
     ),
     "fct_documents": (
         "marts",

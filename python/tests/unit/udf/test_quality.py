@@ -8,14 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lakemix.udf.quality import (
-    SIGNALS,
-    quality_signals,
-    register,
-    seed_stop_words,
-    split_words,
-    stop_word_count,
-)
+from lakemix.udf.quality import SIGNALS, quality_signals, register, split_words
 
 COUNTS = {name for name, kind in SIGNALS if kind == "int64"}
 # Can exceed 1: overlapping occurrences of the top n-gram are all counted (as in datatrove).
@@ -149,6 +142,7 @@ def test_null_gives_null_and_empty_gives_zeros() -> None:
     rows = quality_signals(pa.array([None, "", "   \n "])).to_pylist()
     assert rows[0] is None
     for row in rows[1:]:
+        assert row.pop("stop_word_count") is None  # no language, no stop words
         assert all(value == 0 for value in row.values())
 
 
@@ -214,6 +208,7 @@ def test_bounds_hold_and_rows_do_not_depend_on_the_batch(texts: list[str | None]
             assert row is None
             continue
         assert row == signals(text)  # alone or in a batch: the same values
+        assert row.pop("stop_word_count") is None
         for name, value in row.items():
             assert value >= 0, name
             if name not in UNBOUNDED and name not in COUNTS:
@@ -226,17 +221,78 @@ def test_bounds_hold_and_rows_do_not_depend_on_the_batch(texts: list[str | None]
 def test_stop_word_count() -> None:
     texts = pa.array(["The cat and THE dog", "x", None, "Der Hund und die Katze", "the"])
     languages = pa.array(["en", "en", "en", "de", None])
-    words = {"en": frozenset({"the", "and"})}
-    counts = stop_word_count(texts, languages, words).to_pylist()
+    words = {"en": ["the", "and"]}
+    counts = quality_signals(texts, languages, words).field("stop_word_count").to_pylist()
     assert counts == [3, 0, None, None, None]
+    # one list per text, as the model passes the seed
+    lists = pa.array([["the", "and"], ["and", "the"], None, None, ["the"]], pa.list_(pa.string()))
+    by_text = quality_signals(texts, languages, lists).field("stop_word_count").to_pylist()
+    assert by_text == [3, 0, None, None, None]  # no language: no list applies
     with pytest.raises(ValueError, match="differ in length"):
-        stop_word_count(texts, languages[:2], words)
+        quality_signals(texts, languages[:2], words)
+    with pytest.raises(ValueError, match="different stop-word lists"):
+        quality_signals(pa.array(["a", "b"]), pa.array(["en", "en"]), pa.array([["a"], ["b"]]))
 
 
-def test_seed_stop_words_has_gophers_english_list() -> None:
-    words = seed_stop_words()
-    assert words["en"] == {"the", "be", "to", "of", "and", "that", "have", "with"}
-    assert all(len(ws) <= 8 for ws in words.values())
+# Leipzig-like sentences of the languages written without spaces between words.
+SEGMENTED = {
+    "zh": ("我们今天去北京。天气很好，我们很高兴。", ["我们", "今天", "去", "北京", "。"]),
+    "ja": ("私は東京に住んでいます。毎日電車に乗ります。", ["私", "は", "東京", "に"]),
+    "th": ("ภาษาไทยเป็นภาษาที่สวยงาม", ["ภาษาไทย", "เป็น", "ภาษา", "ที่", "สวยงาม"]),
+    "ko": ("한국어는 아름다운 언어입니다.", ["한국어", "는", "아름답", "ㄴ"]),
+    "bo": ("བཀྲ་ཤིས་བདེ་ལེགས། ང་བོད་པ་ཡིན།", ["བཀྲ་", "ཤིས་", "བདེ་", "ལེགས།"]),
+}
+
+
+@pytest.mark.parametrize("language", sorted(SEGMENTED))
+def test_languages_without_spaces_are_segmented(language: str) -> None:
+    text, first_words = SEGMENTED[language]
+    words = split_words(text, language)
+    if language == "ko":  # Kiwi's morphemes: 아름다운 is 아름답 + ㄴ, spanning the same text
+        assert words[:2] == first_words[:2]
+    else:
+        assert words[: len(first_words)] == first_words
+    assert "".join(words) == "".join(text.split())  # every character in exactly one word
+    alone = quality_signals(pa.array([text]))
+    segmented = quality_signals(pa.array([text]), pa.array([language]))
+    assert segmented.field("word_count")[0].as_py() > alone.field("word_count")[0].as_py()
+
+
+def test_a_chinese_document_counts_its_own_stop_words_and_sentences() -> None:
+    text = "\n".join(["我们今天去北京。天气很好，我们很高兴。"] * 3)
+    [row] = quality_signals(pa.array([text]), pa.array(["zh"]), {"zh": ["我们", "很"]}).to_pylist()
+    assert row["stop_word_count"] == 3 * 4
+    assert row["c4_sentence_count"] == 3 * 2  # a line's words are jieba's, not whitespace runs
+    assert 1 <= row["mean_word_length"] <= 2
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(
+                st.none(),
+                st.text(alphabet=st.sampled_from("我们北京ไทยภาษา한국어 ་།。a.\n[1]{")),
+                st.text(),
+            ),
+            st.sampled_from(["zh", "ja", "th", "ko", "bo", "en", None]),
+        ),
+        max_size=4,
+    )
+)
+def test_mixed_scripts_in_segmented_languages_do_not_crash(
+    rows: list[tuple[str | None, str | None]],
+) -> None:
+    texts = pa.array([t for t, _ in rows], pa.string())
+    languages = pa.array([lang for _, lang in rows], pa.string())
+    result = quality_signals(texts, languages).to_pylist()
+    for (text, language), row in zip(rows, result, strict=True):
+        if text is None:
+            assert row is None
+            continue
+        [alone] = quality_signals(pa.array([text]), pa.array([language], pa.string())).to_pylist()
+        assert row == alone
+        assert row["word_count"] <= len(split_words(text, language))
 
 
 def test_duckdb_functions() -> None:
@@ -251,23 +307,19 @@ def test_duckdb_functions() -> None:
                 else repeat('The cat sat on the mat. ', 1 + i % 7) || i end as text
             from range(3000) t(i)
         )
-        select
-            i,
-            text,
-            lakemix_quality_signals(text) as s,
-            lakemix_stop_word_count(text, 'en') as stop_words
+        select i, text, lakemix_quality_signals(text, 'en', ['the', 'on']) as s
         from docs
         order by i
         """
     ).fetchall()
     assert len(rows) == 3000
-    for i, text, s, stop_words in rows[:200]:
+    for i, text, s in rows[:200]:
         if text is None:
-            assert s is None and stop_words is None
+            assert s is None
         else:
-            assert s == signals(text)
-            assert stop_words == 2 * (1 + i % 7)
-    [(kind,)] = conn.execute("select typeof(lakemix_quality_signals('x'))").fetchall()
-    assert kind.startswith("STRUCT(word_count BIGINT, mean_word_length DOUBLE")
-    [(count,)] = conn.execute("select lakemix_stop_word_count('the the', 'zz')").fetchall()
-    assert count is None
+            assert {**s, "stop_word_count": None} == signals(text)
+            assert s["stop_word_count"] == 3 * (1 + i % 7)
+    [(kind,)] = conn.execute("select typeof(lakemix_quality_signals('x', 'en', null))").fetchall()
+    assert kind.startswith("STRUCT(stop_word_count BIGINT, word_count BIGINT")
+    [(row,)] = conn.execute("select lakemix_quality_signals('我们去北京', 'zh', null)").fetchall()
+    assert row["word_count"] == 3 and row["stop_word_count"] is None

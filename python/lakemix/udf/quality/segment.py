@@ -1,0 +1,181 @@
+"""Word segmentation of languages written without spaces between words.
+
+The signals split words at whitespace and then by spaCy's English affix rules; that is right for
+most scripts and wrong where whitespace does not separate words (Chinese, Japanese, Thai, Lao,
+Tibetan) or separates phrases of several morphemes (Korean, whose stop words are particles). For
+those languages a segmenter marks where each word starts, and the word splitting breaks there as
+it breaks at a space. The segmenters are the ones FineWeb-2 used through datatrove's word
+tokenizers, where they run offline, so the per-language thresholds measured on their words apply:
+
+- jieba, precise mode with its HMM (Chinese: zh, wuu, yue), as spaCy's Chinese tokenizer runs it;
+- SudachiPy with sudachidict-core, split mode C (Japanese), as spaCy's Japanese tokenizer;
+- kiwipiepy (Korean);
+- PyThaiNLP's ``newmm-safe`` (Thai);
+- LaoNLP (Lao);
+- the tsheg rule (Tibetan, Dzongkha): a word ends after each tsheg (U+0F0B) or shad. datatrove
+  uses botok, which downloads a dialect pack at run time; syllables are what botok's words are
+  made of.
+
+Khmer and Burmese are not segmented yet (khmer-nltk and pyidaungsu need scikit-learn or
+fastText stacks): their texts are split at whitespace as before.
+
+A segmenter gets the whole text and gives the spans of its words in order (from the segmenter's
+own offsets, or by finding its words one after the other); ``word_starts`` keeps where each
+word starts. Each segmenter loads on its first use (jieba about 0.7 s, Kiwi
+about 2 s).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import numpy as np
+
+# lid.176 label -> segmenter. Bump DEFINITION in ``lakemix.udf.quality`` when this changes.
+SEGMENTERS: dict[str, str] = {
+    "zh": "jieba",
+    "wuu": "jieba",
+    "yue": "jieba",
+    "ja": "sudachi",
+    "ko": "kiwi",
+    "th": "thai",
+    "lo": "lao",
+    "bo": "tsheg",
+    "dz": "tsheg",
+}
+# Tibetan: a syllable ends with a tsheg (U+0F0B, U+0F0C) or a shad (U+0F0D-U+0F12).
+_TIBETAN_SYLLABLE = re.compile("[^\u0f0b-\u0f12\\s]+[\u0f0b-\u0f12]*|[\u0f0b-\u0f12]+")
+
+
+Spans = Callable[[str], Iterable[tuple[int, int]]]
+
+
+def _in_order(words: Iterable[str], text: str) -> Iterator[tuple[int, int]]:
+    """Spans of ``words`` found one after the other in ``text`` with only whitespace between:
+    a word the segmenter changed (which should not happen) is skipped, never misplaced."""
+    position = 0
+    for word in words:
+        found = text.find(word, position) if word else -1
+        if found < 0 or (found > position and not text[position:found].isspace()):
+            continue
+        yield found, found + len(word)
+        position = found + len(word)
+
+
+def _jieba() -> Spans:
+    import logging
+
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    tokenizer = jieba.Tokenizer()
+    return lambda text: _in_order(tokenizer.cut(text, cut_all=False, HMM=True), text)
+
+
+def _sudachi() -> Spans:
+    from sudachipy import Dictionary, SplitMode
+
+    tokenizer = Dictionary().tokenizer(mode=SplitMode.C)
+
+    def spans(text: str) -> Iterator[tuple[int, int]]:
+        # SudachiPy refuses inputs over 49,149 bytes: segment longer texts piece by piece.
+        for base, piece in _pieces(text, 12_000):
+            for m in tokenizer.tokenize(piece):
+                yield base + m.begin(), base + m.end()
+
+    return spans
+
+
+def _kiwi() -> Spans:
+    from kiwipiepy import Kiwi
+
+    kiwi = Kiwi()
+    return lambda text: ((t.start, t.end) for t in kiwi.tokenize(text))
+
+
+def _thai() -> Spans:
+    from pythainlp.tokenize import word_tokenize
+
+    return lambda text: _in_order(
+        word_tokenize(text, engine="newmm-safe", keep_whitespace=False), text
+    )
+
+
+def _lao() -> Spans:
+    from laonlp.tokenize import word_tokenize
+
+    return lambda text: _in_order(word_tokenize(text), text)
+
+
+def _tsheg() -> Spans:
+    return lambda text: ((m.start(), m.end()) for m in _TIBETAN_SYLLABLE.finditer(text))
+
+
+_LOADERS: dict[str, Callable[[], Spans]] = {
+    "jieba": _jieba,
+    "sudachi": _sudachi,
+    "kiwi": _kiwi,
+    "thai": _thai,
+    "lao": _lao,
+    "tsheg": _tsheg,
+}
+
+
+def _pieces(text: str, size: int) -> Iterator[tuple[int, str]]:
+    """``text`` in pieces of at most ``size`` characters (cut after a newline where possible),
+    with the offset of each."""
+    start = 0
+    while start < len(text):
+        end = min(len(text), start + size)
+        if end < len(text):
+            newline = text.rfind("\n", start, end)
+            end = newline + 1 if newline > start else end
+        yield start, text[start:end]
+        start = end
+
+
+@functools.cache
+def segmenter(name: str) -> Spans:
+    """The segmenter called ``name`` (a value of ``SEGMENTERS``), loaded once per process.
+
+    Raises:
+        ValueError: If no segmenter has that name.
+    """
+    if name not in _LOADERS:
+        raise ValueError(f"no word segmenter {name!r}; known: {', '.join(sorted(_LOADERS))}")
+    return _LOADERS[name]()
+
+
+def word_starts(text: str, name: str) -> np.ndarray:
+    """Code-point offsets in ``text`` where the segmenter ``name`` starts a word (int64).
+
+    Whitespace is not a word.
+    """
+    starts = [start for start, end in segmenter(name)(text) if not text[start:end].isspace()]
+    return np.array(starts, dtype=np.int64)
+
+
+def break_flags(texts: list[str | None], languages: list[str | None]) -> tuple[Any, Any]:
+    """Word starts of the texts whose language has a segmenter, for the signals kernel.
+
+    Returns:
+        ``(breaks, offsets)``: ``breaks`` is uint8, one entry per code point of each segmented
+        text (1 where a word starts), the texts one after the other; text i's entries are
+        ``breaks[offsets[i]:offsets[i + 1]]``, none for a text that is not segmented.
+    """
+    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    parts: list[np.ndarray] = []
+    total = 0
+    for i, (text, language) in enumerate(zip(texts, languages, strict=True)):
+        name = SEGMENTERS.get(language or "")
+        if name is not None and text:
+            flags = np.zeros(len(text), dtype=np.uint8)
+            flags[word_starts(text, name)] = 1
+            parts.append(flags)
+            total += len(text)
+        offsets[i + 1] = total
+    breaks = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint8)
+    return breaks, offsets
