@@ -716,47 +716,55 @@ def report_web(records: list[dict[str, Any]], with_datatrove: bool) -> dict[str,
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for r in records:
         groups[(r["set"], r["label"])].append(r)
-    summary: dict[str, Any] = {}
 
-    def line(corpus: str, label: str, recs: list[dict[str, Any]]) -> dict[str, Any]:
-        n = len(recs)
-        rejected = sum(not r["lakemix"]["kept"] for r in recs)
-        langs = Counter(r["lakemix"]["language"] for r in recs)
-        rules = Counter(rule for r in recs for rule in r["lakemix"]["rules"])
-        dt, decided = "-", []
-        if with_datatrove:
-            decided = [
-                r["datatrove"]["kept"] for r in recs if r["datatrove"].get("kept") is not None
-            ]
-            dt = share(len(decided) - sum(decided), len(decided))
-        print(
-            f"{corpus:<11}{label[:9]:<10}{n:>5} {share(rejected, n):>8}  {top(langs, n, 1):<22}"
-            f"{dt:>10} {len(decided):>7}  {top(rules, n, 2)}"
-        )
+    def tally(recs: list[dict[str, Any]]) -> dict[str, Any]:
+        decided = [r["datatrove"].get("kept") for r in recs] if with_datatrove else []
+        decided = [kept for kept in decided if kept is not None]
         return {
-            "docs": n,
-            "rejected": rejected / n,
-            "datatrove_rejected": (len(decided) - sum(decided)) / len(decided) if decided else None,
+            "docs": len(recs),
+            "rejected": sum(not r["lakemix"]["kept"] for r in recs),
+            "datatrove_docs": len(decided),
+            "datatrove_rejected": len(decided) - sum(decided),
         }
 
+    def line(corpus: str, label: str, recs: list[dict[str, Any]]) -> dict[str, Any]:
+        t = tally(recs)
+        n = t["docs"]
+        langs = Counter(r["lakemix"]["language"] for r in recs)
+        rules = Counter(rule for r in recs for rule in r["lakemix"]["rules"])
+        dt = share(t["datatrove_rejected"], t["datatrove_docs"]) if with_datatrove else "-"
+        print(
+            f"{corpus:<11}{label[:9]:<10}{n:>5} {share(t['rejected'], n):>8}"
+            f"  {top(langs, n, 1):<22}{dt:>10} {t['datatrove_docs']:>7}  {top(rules, n, 2)}"
+        )
+        return t
+
+    summary: dict[str, Any] = {}
+    small: dict[str, list[str]] = {}
     for corpus in ("hplt", "oscar2019"):
         mine = {label: recs for (c, label), recs in groups.items() if c == corpus}
         shown = sorted(
-            (label for label, recs in mine.items() if len(recs) >= 5),
-            key=lambda k: (-len(mine[k]), k),
+            (k for k, v in mine.items() if len(v) >= 5), key=lambda k: (-len(mine[k]), k)
         )
         for label in shown:
             summary[f"{corpus}/{label}"] = line(corpus, label, mine[label])
-        rest = [r for label, recs in mine.items() if label not in shown for r in recs]
+        rest = sorted(k for k in mine if k not in shown)
         if rest:
-            others = len(mine) - len(shown)
-            summary[f"{corpus}/other"] = line(corpus, f"{others} more", rest)
-        everything = [r for recs in mine.values() for r in recs]
-        if everything:
-            summary[corpus] = line(corpus, "all", everything)
+            line(corpus, f"{len(rest)} more", [r for k in rest for r in mine[k]])
+            small[corpus] = []
+            for label in rest:
+                t = summary[f"{corpus}/{label}"] = tally(mine[label])
+                dt = t["datatrove_rejected"] if t["datatrove_docs"] else "-"
+                small[corpus].append(f"{label} {t['rejected']}/{dt}/{t['docs']}")
+        if mine:
+            summary[corpus] = line(corpus, "all", [r for v in mine.values() for r in v])
     zh = [r for r in records if r["set"] == "hplt_zh"]
     if zh:
         summary["hplt_zh"] = line("hplt_zh", "zh pages", zh)
+    for corpus, cells in small.items():
+        print(f"{corpus}, labels with under 5 documents: rejected by lakemix/datatrove/documents")
+        for k in range(0, len(cells), 8):
+            print("  " + "  ".join(f"{c:<11}" for c in cells[k : k + 8]).rstrip())
     return summary
 
 
@@ -796,6 +804,17 @@ def report_compare(old: dict[str, Any], new: dict[str, Any]) -> None:
         )
         if lost:
             print(f"  now kept, rules they failed before: {top(lost, len(was) - len(still), 4)}")
+        if corpus == "hplt_zh":
+            continue
+        moved = []
+        for label in sorted({after[i]["label"] for i in common}):
+            ids = [i for i in common if after[i]["label"] == label]
+            b = sum(not before[i]["lakemix"]["kept"] for i in ids)
+            a = sum(not after[i]["lakemix"]["kept"] for i in ids)
+            if a != b:
+                moved.append(f"{label} {b}->{a}/{len(ids)}")
+        if moved:
+            print(f"  labels whose rejections changed (before->after/documents): {' '.join(moved)}")
 
 
 def write_result(path: Path, result: dict[str, Any]) -> None:
