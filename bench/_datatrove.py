@@ -1,10 +1,11 @@
 """bench/_datatrove: datatrove as the benchmarks' reference, in its own virtual environment.
 
 datatrove must not go into the project's environment, so the benchmarks run it in
-bench/out/venv-datatrove, created on first use with the pins below (spaCy's blank English
-tokenizer ships inside spaCy, nothing is downloaded). ``FILTERS`` is the code, run in that
-environment, that builds datatrove's four quality filters with the thresholds of the seed's '*'
-rows, C4 as FineWeb ran it (filter_no_terminal_punct=False).
+bench/out/venv-datatrove, created on first use with the pins below (spaCy's blank tokenizers
+ship inside spaCy, the word segmenters datatrove assigns to other languages inside their
+wheels; nothing is downloaded: stanza and botok, which download models, are left out).
+``FILTERS`` is the code, run in that environment, that builds datatrove's four quality filters
+with the thresholds of the seed's '*' rows, C4 as FineWeb ran it (filter_no_terminal_punct=False).
 """
 
 from __future__ import annotations
@@ -103,6 +104,47 @@ PINS = [
     "weasel==1.0.1",
     "wrapt==2.5.2",
     "xxhash==3.8.2",
+    # datatrove's per-language word tokenizers (bench/multilingual.py), all offline: jieba (zh),
+    # SudachiPy + sudachidict-core (ja, through spaCy), kiwipiepy (ko: 0.20.4 is the last whose
+    # model ships the skip-bigram files datatrove's KiwiTokenizer(model_type="sbg") opens),
+    # pythainlp (th), khmer-nltk (km), laonlp (lo), pyidaungsu-numpy2 (my), pyvi (vi),
+    # indic-nlp-library (Indic scripts); then what pip resolved for them (pip freeze).
+    "alabaster==1.0.0",
+    "docutils==0.22.4",
+    "emoji==2.16.0",
+    "imagesize==2.0.1",
+    "indic-nlp-library==0.92",
+    "jieba==0.42.1",
+    "khmer-nltk==1.6",
+    "kiwipiepy==0.20.4",
+    "kiwipiepy_model==0.20.0",
+    "LaoNLP==1.3.0",
+    "Morfessor==2.0.6",
+    "narwhals==2.29.0",
+    "pandas==3.1.1",
+    "pyidaungsu-numpy2==0.1.4",
+    "pythainlp==5.4.0",
+    "python-crfsuite==0.9.12",
+    "pyvi==0.1.1",
+    "roman-numerals==4.1.0",
+    "scikit-learn==1.9.1",
+    "scipy==1.17.1",
+    "sklearn-crfsuite==0.5.0",
+    "snowballstemmer==3.1.1",
+    "sphinx-argparse==0.6.1",
+    "Sphinx==9.0.4",
+    "sphinx_rtd_theme==3.1.0",
+    "sphinxcontrib-applehelp==2.0.0",
+    "sphinxcontrib-devhelp==2.0.0",
+    "sphinxcontrib-htmlhelp==2.1.0",
+    "sphinxcontrib-jquery==4.1",
+    "sphinxcontrib-jsmath==2.0.0",
+    "sphinxcontrib-qthelp==2.0.0",
+    "sphinxcontrib-serializinghtml==2.0.0",
+    "sudachidict-core==20261015",
+    "SudachiPy==0.7.0",
+    "tabulate==0.10.0",
+    "threadpoolctl==3.8.0",
 ]
 
 # Code for the reference's environment. Needs ``t`` (the dict of :func:`thresholds`) and
@@ -138,7 +180,7 @@ def ensure_venv() -> Path:
     marker = VENV / "lakemix-pins.txt"
     if python.is_file() and marker.is_file() and marker.read_text().split() == PINS:
         return python
-    print(f"creating {VENV} (datatrove, spaCy) ...", flush=True)
+    print(f"creating {VENV} (datatrove, spaCy, word segmenters) ...", flush=True)
     base = getattr(sys, "_base_executable", sys.executable)
     subprocess.run([base, "-m", "venv", str(VENV)], check=True)
     subprocess.run([str(python), "-m", "pip", "install", "-q", *PINS], check=True)
