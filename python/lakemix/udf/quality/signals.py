@@ -35,7 +35,7 @@ from lakemix.udf.quality.hashing import (
 from lakemix.udf.quality.jit import jit
 from lakemix.udf.quality.segment import SEGMENTERS, break_flags
 from lakemix.udf.quality.stop_words import languages_of, stop_word_keys, stop_word_lists
-from lakemix.udf.quality.words import has_flag, sentence_count, tables, tokenize
+from lakemix.udf.quality.words import english_rules, has_flag, sentence_count, tables, tokenize
 from lakemix.udf.utf8 import text_buffers
 
 SIGNALS: tuple[tuple[str, str], ...] = (
@@ -530,9 +530,11 @@ def _signals_kernel(
     stop_words: Any,
     word_offsets: Any,
     languages: Any,
+    english: Any,
     fl: Any,
     lower: Any,
     tk: Any,
+    tk_base: Any,
     out: Any,
 ) -> None:
     longest = 1
@@ -558,7 +560,7 @@ def _signals_kernel(
         sw = (
             stop_words[word_offsets[lang] : word_offsets[lang + 1]] if lang >= 0 else stop_words[:0]
         )
-        _document(cp, n, tk, fl, lower, bk, sw, w, out[r])
+        _document(cp, n, tk if english[r] else tk_base, fl, lower, bk, sw, w, out[r])
 
 
 def _text(texts: pa.Array, i: int) -> str | None:
@@ -580,7 +582,8 @@ def quality_signals(
     Args:
         texts: Strings (string, large_string, string_view or null type); nulls allowed.
         languages: The language (lid.176 label) of each text: texts of a language in
-            ``segment.SEGMENTERS`` are segmented into words first. None: no text is.
+            ``segment.SEGMENTERS`` are segmented into words first, and only English text (or
+            text of no language) is split with English's exceptions. None: as English.
         stop_words: The stop words of each text's language, either one list per text (a
             list<string> array, as the dbt model passes the stop-word seed: every text of a
             language must get the same list) or a mapping from language to its words.
@@ -621,9 +624,11 @@ def quality_signals(
         words,
         word_offsets,
         lang,
+        np.array([english_rules(name) for name in names], dtype=np.bool_),
         t.flags,
         t.lower,
         t.kernel,
+        t.base_kernel,
         out,
     )
     arrays = []

@@ -39,7 +39,7 @@ from lakemix.udf.quality.chars import (
     code_points,
     padded_rows,
 )
-from lakemix.udf.quality.english import english_exceptions
+from lakemix.udf.quality.exceptions import base_exceptions, english_exceptions
 from lakemix.udf.quality.hashing import HB, HLEN, hash_key, mix64
 from lakemix.udf.quality.jit import inline, jit, refresh_cache
 from lakemix.udf.quality.segment import break_flags
@@ -53,27 +53,45 @@ class Tables(NamedTuple):
     # For the kernels: the exceptions' hash table (int64 rows: key, number or -1), the
     # exceptions (int32 rows: matched across tokens, number of tokens, their lengths), the
     # longest exception, units and currencies, C4 phrases (int32 rows: length, code points).
-    kernel: tuple[Any, ...]
+    kernel: tuple[Any, ...]  # with English's exceptions
+    base_kernel: tuple[Any, ...]  # with the exceptions of every language only
+
+
+def english_rules(language: str | None) -> bool:
+    """Whether text of ``language`` is split with English's exceptions (English, or unknown)."""
+    return language is None or language == "en"
 
 
 @functools.cache
 def tables() -> Tables:
-    """Character flags and tokenizer data, built on first use (0.2 s)."""
+    """Character flags and tokenizer data, built on first use (0.3 s)."""
     refresh_cache()
     flags, lower = char_tables()
+    english = english_exceptions()  # the base exceptions and English's
+    flags[[ord(orth[0]) for orth in english]] |= F_EXC_FIRST
+    flags[[ord(orth[-1]) for orth in english]] |= F_EXC_LAST
+    units = padded_rows(SPACY_UNITS.split() + SPACY_CURRENCY.split())
+    phrases = padded_rows(list(C4_PHRASES))
+    kernels = [
+        (*_exception_tables(exceptions, flags, units), units, phrases)
+        for exceptions in (english, base_exceptions())
+    ]
+    return Tables(flags, lower, kernels[0], kernels[1])
 
-    def mark(text: str, flag: int) -> None:
-        flags[[ord(c) for c in text]] |= flag
 
-    exceptions = english_exceptions()
-    mark("".join(orth[0] for orth in exceptions), F_EXC_FIRST)
-    mark("".join(orth[-1] for orth in exceptions), F_EXC_LAST)
+def _exception_tables(
+    exceptions: dict[str, tuple[int, ...]], flags: np.ndarray, units: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """The exceptions' hash table (int64 rows: key, number or -1), the exceptions (int32 rows:
+    matched across tokens, number of tokens, their lengths, the pattern's) and the longest.
+
+    Marks the first and last characters of exceptions with affixes in ``flags``.
+    """
     slots = 1 << (2 * len(exceptions)).bit_length()
     ex = np.zeros((slots, 2), dtype=np.int64)
     ex[:, 1] = -1
     emax = max(map(len, exceptions))
     el = np.zeros((len(exceptions), _EL_PATTERN + 1 + emax), dtype=np.int32)
-    units = padded_rows(SPACY_UNITS.split() + SPACY_CURRENCY.split())
     no_exceptions = np.full((1, 2), -1, dtype=np.int64)
     ts, te, ss, se = (np.empty(emax + 1, np.int32) for _ in range(4))
     for number, (orth, parts) in enumerate(exceptions.items()):
@@ -94,8 +112,7 @@ def tables() -> Tables:
             n = _tokenize_piece(codes, 0, len(codes), *args)
             el[number, _EL_PATTERN] = n
             el[number, _EL_PATTERN + 1 : _EL_PATTERN + 1 + n] = te[:n] - ts[:n]
-    kernel = (ex, el, emax, units, padded_rows(list(C4_PHRASES)))
-    return Tables(flags, lower, kernel)
+    return ex, el, emax
 
 
 @inline
@@ -618,7 +635,8 @@ def split_words(text: str, language: str | None = None) -> list[str]:
     Args:
         text: Any string.
         language: Its language (lid.176 label); a language in ``segment.SEGMENTERS`` is
-            segmented into words first.
+            segmented into words first, and only English (or None) uses English's
+            exceptions (``don't`` -> ``do n't``).
 
     Returns:
         Its words (tokens, punctuation included), in order.
@@ -627,5 +645,6 @@ def split_words(text: str, language: str | None = None) -> list[str]:
     cp = code_points(text)
     breaks, _ = break_flags([text], [language])
     ts, te, ss, se = (np.empty(len(cp) + 1, np.int32) for _ in range(4))
-    nt = tokenize(cp, 0, len(cp), t.flags, t.kernel, breaks, ts, te, ss, se)
+    kernel = t.kernel if english_rules(language) else t.base_kernel
+    nt = tokenize(cp, 0, len(cp), t.flags, kernel, breaks, ts, te, ss, se)
     return [text[start:end] for start, end in zip(ts[:nt].tolist(), te[:nt].tolist(), strict=True)]

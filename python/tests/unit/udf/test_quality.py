@@ -323,3 +323,12 @@ def test_duckdb_functions() -> None:
     assert kind.startswith("STRUCT(stop_word_count BIGINT, word_count BIGINT")
     [(row,)] = conn.execute("select lakemix_quality_signals('我们去北京', 'zh', null)").fetchall()
     assert row["word_count"] == 3 and row["stop_word_count"] is None
+
+
+def test_only_english_is_split_with_englishs_exceptions() -> None:
+    text = "Im Jahr 2020 don't, sagte Mr. Smith :)"
+    german = ["Im", "Jahr", "2020", "don't", ",", "sagte", "Mr", ".", "Smith", ":)"]
+    assert split_words(text, "de") == german  # the emoticon is an exception of every language
+    english = ["I", "m", "Jahr", "2020", "do", "n't", ",", "sagte", "Mr.", "Smith", ":)"]
+    assert split_words(text, "en") == english
+    assert split_words(text) == english  # no language: as English (datatrove's default)

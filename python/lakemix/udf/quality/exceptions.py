@@ -1,4 +1,9 @@
-"""spaCy 3.8's English tokenizer exceptions (MIT), which the word splitting reproduces."""
+"""spaCy 3.8's tokenizer exceptions (MIT), which the word splitting reproduces.
+
+``base_exceptions`` are the ones every spaCy language has (emoticons, single letters with a
+period, ...); ``english_exceptions`` adds English's (contractions, abbreviations such as
+``Mr.``, times): only English text is split with them, so German "Im" stays one word.
+"""
 
 from __future__ import annotations
 
@@ -19,18 +24,46 @@ Goin' goin Goin Mt. Ak. Ala. Apr. Ariz. Ark. Aug. Calif. Colo. Conn. Dec. Del. F
 Id. Ill. Ind. Jan. Jul. Jun. Kan. Kans. Ky. La. Mar. Mass. Mich. Minn. Miss. N.C. N.D. N.H. N.J.
 N.M. N.Y. Neb. Nebr. Nev. Nov. Oct. Okla. Ore. Pa. S.C. Sep. Sept. Tenn. Va. Wash. Wis. 'd a.m.
 Adm. Bros. co. Co. Corp. D.C. Dr. e.g. E.g. E.G. Gen. Gov. i.e. I.e. I.E. Inc. Jr. Ltd. Md.
-Messrs. Mo. Mont. Mr. Mrs. Ms. p.m. Ph.D. Prof. Rep. Rev. Sen. St. vs. v.s. ' <space> ''
-C++ a. b. c. d. e. f. g. h. i. j. k. l. m. n. o. p. q. r. s. t. u. v. w. x. y. z. ä. ö. ü. —
+Messrs. Mo. Mont. Mr. Mrs. Ms. p.m. Ph.D. Prof. Rep. Rev. Sen. St. vs. v.s.
 nothin nuthin ol somethin nothin' nuthin' ol' somethin' Nothin Nuthin Ol Somethin
 Nothin' Nuthin' Ol' Somethin' em 'em ll 'll nuff 'nuff
 """  # noqa: RUF001
+# spaCy 3.8 spacy/lang/tokenizer_exceptions.py (MIT): BASE_EXCEPTIONS kept as one token.
+_SPACY_BASE = """
+' <space> '' C++ a. b. c. d. e. f. g. h. i. j. k. l. m. n. o. p. q. r. s. t. u. v. w. x. y. z. ä.
+ö. ü. —
+"""
 _EXCLUDED = {"Ill", "ill", "Its", "its", "Hell", "hell", "Shell", "shell", "Shed", "shed"}
 _EXCLUDED |= {"were", "Were", "Well", "well", "Whore", "whore"}
 
 
+def _base() -> dict[str, tuple[str, ...]]:
+    exc: dict[str, tuple[str, ...]] = {}
+    for orth in (_SPACY_BASE + _SPACY_EMOTICONS).split():
+        exc[orth] = (orth,)
+    for orth in ("\\t", "\\n", '\\")', "\xa0"):
+        exc[orth] = (orth,)
+    for unit in "cfkCFK":
+        exc[f"°{unit}."] = ("°", unit, ".")
+    return exc
+
+
+def _lengths(exc: dict[str, tuple[str, ...]]) -> dict[str, tuple[int, ...]]:
+    """orth -> lengths of its tokens, each ' also as U+2019 (as spaCy's update_exc does)."""
+    for orth, pieces in list(exc.items()):
+        if "'" in orth:
+            exc[orth.replace("'", "\u2019")] = tuple(p.replace("'", "\u2019") for p in pieces)
+    return {orth: tuple(map(len, parts)) for orth, parts in exc.items()}
+
+
+def base_exceptions() -> dict[str, tuple[int, ...]]:
+    """spaCy 3.8's exceptions of every language, as orth -> lengths of its tokens."""
+    return _lengths(_base())
+
+
 def english_exceptions() -> dict[str, tuple[int, ...]]:
     """spaCy 3.8's English tokenizer exceptions, as orth -> lengths of its tokens."""
-    exc: dict[str, tuple[str, ...]] = {}
+    exc = _base()
 
     def add(*parts: str) -> None:
         exc["".join(parts)] = parts
@@ -86,15 +119,8 @@ def english_exceptions() -> dict[str, tuple[int, ...]]:
     for orth in cased("not"):
         add(orth, "'ve")
         add(orth, "ve")
-    for orth in (_SPACY_ABBREVIATIONS + _SPACY_EMOTICONS).split():
+    for orth in _SPACY_ABBREVIATIONS.split():
         add(orth)
-    for orth in ("\\t", "\\n", '\\")', "\xa0"):
-        add(orth)
-    for unit in "cfkCFK":
-        add("°", unit, ".")
     for orth in _EXCLUDED:
         exc.pop(orth, None)
-    for orth, pieces in list(exc.items()):
-        if "'" in orth:  # and with a right single quotation mark, as spaCy's update_exc does
-            exc[orth.replace("'", "\u2019")] = tuple(p.replace("'", "\u2019") for p in pieces)
-    return {orth: tuple(map(len, parts)) for orth, parts in exc.items()}
+    return _lengths(exc)
