@@ -271,9 +271,8 @@ def collect(conn: duckdb.DuckDBPyConnection, *, version: str) -> ReportData:
         summary=summary(conn),
         languages=_rows(
             conn,
-            "select language, raw_document_count, rejected_by_rules_count, "
-            "removed_duplicate_count, clean_document_count, clean_token_count "
-            "from marts.dim_languages order by raw_document_count desc, language",
+            # every column: releases made before threshold_source existed lack it
+            "select * from marts.dim_languages order by raw_document_count desc, language",
         ),
         rule_rejections=rule_rejections(conn),
         rule_language_rejections=rule_language_rejections(conn),

@@ -55,7 +55,15 @@ def _languages(data: ReportData) -> str:
         value_label="documents",
     )
     table = html_table(
-        ("language", "raw", "rejected by rules", "duplicates", "clean", "clean tokens"),
+        (
+            "language",
+            "raw",
+            "rejected by rules",
+            "duplicates",
+            "clean",
+            "clean tokens",
+            "thresholds",
+        ),
         [
             (
                 r["language"],
@@ -64,12 +72,25 @@ def _languages(data: ReportData) -> str:
                 r["removed_duplicate_count"],
                 r["clean_document_count"],
                 r["clean_token_count"],
+                r.get("fineweb2_config") or r.get("threshold_source", "-"),
             )
             for r in data.languages
         ],
     )
+    fallbacks = [r for r in data.languages if r.get("threshold_source") in ("script", "global")]
+    listed = ", ".join(
+        f"{r['language']} ({r['threshold_source']}, {r['raw_document_count']} documents)"
+        for r in fallbacks
+    )
+    note = (
+        f"<p>Languages on fallback thresholds (their script's, or the global '*' rows): "
+        f"{escape(listed) or 'none'}.</p>"
+        if data.languages and "threshold_source" in data.languages[0]
+        else ""
+    )
     return (
-        f"{chart}<details><summary>all {len(data.languages)} languages</summary>{table}</details>"
+        f"{chart}{note}<details><summary>all {len(data.languages)} languages</summary>"
+        f"{table}</details>"
     )
 
 

@@ -74,6 +74,13 @@ def test_report_numbers_match_the_tables(built: tuple[Settings, Path], tmp_path:
         for r in data["languages"]
         if r["clean_document_count"]
     } == clean_per_language
+    # where each language's thresholds come from, and which run on fallbacks
+    sources = {r["language"]: r["threshold_source"] for r in data["languages"]}
+    assert sources.get("en", "fineweb") == "fineweb" and "fineweb2" in sources.values()
+    fallbacks = [lang for lang, source in sources.items() if source in ("script", "global")]
+    assert "Languages on fallback thresholds" in html
+    for language in fallbacks:
+        assert f"{language} ({sources[language]}," in html
 
     for row in data["rule_rejections"]:
         [(count,)] = query(
