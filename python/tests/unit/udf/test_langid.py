@@ -339,7 +339,9 @@ PIECES = [
     )
 )
 def test_mixed_scripts_and_random_text_give_lid176_labels(texts: list[str | None]) -> None:
-    for text, row in zip(texts, rows(texts), strict=True):
+    got = rows(texts)
+    for text, row in zip(texts, got, strict=True):
         has_letter = any(unicodedata.category(c)[0] == "L" for c in (text or "")[:PREFIX_CHARS])
         assert row["language"] in names() if has_letter else row["language"] == "und"
         assert 0.0 <= row["language_score"] <= 1.0  # type: ignore[operator]
+    assert got == [rows([text])[0] for text in texts]  # a text's row does not depend on its batch
