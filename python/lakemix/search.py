@@ -43,7 +43,7 @@ class SearchHit:
         is_clean: In fct_clean_documents (else rejected, for ``failed_rule_names``).
         source_id: Corpus name given at ingest.
         language: ISO 639 language code.
-        language_score: Language-ID probability.
+        language_score: How sure the language is, 0 to 1.
         url: Page URL, when known.
         file_path: Raw file the document came from.
         file_offset: Byte offset in the decompressed raw file.

@@ -330,6 +330,69 @@ def _best_label(
 
 
 @numba.njit(cache=True, nogil=True)
+def _hidden(
+    data: Any,
+    start: int,
+    end: int,
+    word_bytes: Any,
+    word_offsets: Any,
+    slots: Any,
+    ngram_rows: Any,
+    rows: Any,
+    eos: int,
+    minn: int,
+    maxn: int,
+    bucket: int,
+    hidden: Any,
+    word: Any,
+) -> None:
+    """fastText's hidden vector of ``data[start:end]``: the float32 mean of its rows."""
+    hidden[:] = 0
+    count = 0
+    p = start
+    ended = False
+    while p < end and not ended:
+        while p < end and _is_space(data[p]):
+            p += 1
+        s = p
+        while p < end and not _is_space(data[p]):
+            p += 1
+        if s == p:
+            break
+        is_label = p - s >= 9
+        for q in range(9 if is_label else 0):
+            if data[s + q] != _LABEL_BYTES[q]:
+                is_label = False
+                break
+        if is_label:
+            continue
+        wid = _word_id(data, s, p, word_bytes, word_offsets, slots)
+        if wid == eos:
+            _add_row(hidden, rows, eos)
+            count += 1
+            ended = True
+            break
+        if wid >= 0:
+            _add_row(hidden, rows, wid)
+            count += 1
+        count += _add_ngrams(data, s, p, minn, maxn, bucket, ngram_rows, rows, hidden, word)
+    if not ended:
+        _add_row(hidden, rows, eos)
+        count += 1
+    scale = _F32(1.0 / count)
+    for k in range(hidden.shape[0]):
+        hidden[k] *= scale
+
+
+@numba.njit(cache=True, nogil=True)
+def _longest(starts: Any, ends: Any) -> int:
+    longest = 0
+    for i in range(starts.shape[0]):
+        longest = max(longest, ends[i] - starts[i])
+    return longest
+
+
+@numba.njit(cache=True, nogil=True)
 def predict_kernel(
     data: Any,
     starts: Any,
@@ -353,53 +416,97 @@ def predict_kernel(
 
     Newlines count as spaces (the caller's text is one line); ``</s>`` ends every text.
     """
-    dim = rows.shape[1]
-    hidden = np.zeros(dim, np.float32)
+    hidden = np.zeros(rows.shape[1], np.float32)
     depth = 2 * output.shape[0] + 2
     stack_nodes = np.zeros(depth, np.int64)
     stack_scores = np.zeros(depth, np.float32)
-    longest = 0
+    word = np.zeros(_longest(starts, ends) + 2, np.uint8)
     for i in range(starts.shape[0]):
-        longest = max(longest, ends[i] - starts[i])
-    word = np.zeros(longest + 2, np.uint8)
-    for i in range(starts.shape[0]):
-        hidden[:] = 0
-        count = 0
-        p, end = starts[i], ends[i]
-        ended = False
-        while p < end and not ended:
-            while p < end and _is_space(data[p]):
-                p += 1
-            s = p
-            while p < end and not _is_space(data[p]):
-                p += 1
-            if s == p:
-                break
-            is_label = p - s >= 9
-            for q in range(9 if is_label else 0):
-                if data[s + q] != _LABEL_BYTES[q]:
-                    is_label = False
-                    break
-            if is_label:
-                continue
-            wid = _word_id(data, s, p, word_bytes, word_offsets, slots)
-            if wid == eos:
-                _add_row(hidden, rows, eos)
-                count += 1
-                ended = True
-                break
-            if wid >= 0:
-                _add_row(hidden, rows, wid)
-                count += 1
-            count += _add_ngrams(data, s, p, minn, maxn, bucket, ngram_rows, rows, hidden, word)
-        if not ended:
-            _add_row(hidden, rows, eos)
-            count += 1
-        scale = _F32(1.0 / count)
-        for k in range(dim):
-            hidden[k] *= scale
+        _hidden(
+            data,
+            starts[i],
+            ends[i],
+            word_bytes,
+            word_offsets,
+            slots,
+            ngram_rows,
+            rows,
+            eos,
+            minn,
+            maxn,
+            bucket,
+            hidden,
+            word,
+        )
         node, score = _best_label(hidden, output, left, right, stack_nodes, stack_scores)
         labels[i] = node
+        scores[i] = _F32(np.exp(_F32(score)))
+
+
+@numba.njit(cache=True, nogil=True)
+def probability_kernel(
+    data: Any,
+    starts: Any,
+    ends: Any,
+    word_bytes: Any,
+    word_offsets: Any,
+    slots: Any,
+    ngram_rows: Any,
+    rows: Any,
+    output: Any,
+    left: Any,
+    parent: Any,
+    eos: Any,
+    minn: Any,
+    maxn: Any,
+    bucket: Any,
+    wanted: Any,
+    scores: Any,
+) -> None:
+    """Float32 probability of label ``wanted[i]`` for each text ``data[starts[i]:ends[i]]``.
+
+    The product of the branch probabilities on the path from the root to the label's leaf,
+    summed in logs from the root down as ``_best_label`` sums them, so the predicted label
+    gets the score ``predict_kernel`` gives it, bit for bit.
+    """
+    osz = output.shape[0]
+    hidden = np.zeros(rows.shape[1], np.float32)
+    path = np.zeros(2 * osz, np.int64)
+    word = np.zeros(_longest(starts, ends) + 2, np.uint8)
+    for i in range(starts.shape[0]):
+        _hidden(
+            data,
+            starts[i],
+            ends[i],
+            word_bytes,
+            word_offsets,
+            slots,
+            ngram_rows,
+            rows,
+            eos,
+            minn,
+            maxn,
+            bucket,
+            hidden,
+            word,
+        )
+        size = 0
+        node = wanted[i]
+        while node >= 0:
+            path[size] = node
+            size += 1
+            node = parent[node]
+        score = _F32(0.0)
+        for j in range(size - 1, 0, -1):
+            node = path[j]
+            d = _F32(0.0)
+            for k in range(hidden.shape[0]):
+                d += output[node - osz, k] * hidden[k]
+            f = _F32(1.0 / np.float64(_F32(1.0) + np.exp(-d)))
+            if path[j - 1] == left[node]:
+                score += _F32(np.log(np.float64(_F32(1.0 - np.float64(f))) + 1e-5))
+            else:
+                score += _F32(np.log(np.float64(f) + 1e-5))
         scores[i] = _F32(np.exp(_F32(score)))
 
 
@@ -429,3 +536,42 @@ def predict(
         scores,
     )
     return labels, scores
+
+
+def probabilities(
+    model: Model, data: np.ndarray, starts: np.ndarray, ends: np.ndarray, wanted: np.ndarray
+) -> np.ndarray:
+    """Probability of label ``wanted[i]`` (an index into ``model.labels``) for each byte range.
+
+    Raises:
+        ValueError: If a wanted index is not a label of the model.
+    """
+    osz = len(model.labels)
+    wanted = np.asarray(wanted, np.int64)
+    if len(wanted) != len(starts) or ((wanted < 0) | (wanted >= osz)).any():
+        raise ValueError(f"wanted must hold one label index in [0, {osz}) per text, got {wanted}")
+    parent = np.full(2 * osz - 1, -1, np.int64)
+    inner = np.arange(osz, 2 * osz - 1)
+    parent[model.left[inner]] = inner
+    parent[model.right[inner]] = inner
+    scores = np.zeros(len(starts), np.float32)
+    probability_kernel(
+        data,
+        starts.astype(np.int64, copy=False),
+        ends.astype(np.int64, copy=False),
+        model.word_bytes,
+        model.word_offsets,
+        model.word_slots,
+        model.ngram_rows,
+        model.rows,
+        model.output,
+        model.left,
+        parent,
+        model.eos,
+        model.minn,
+        model.maxn,
+        model.bucket,
+        wanted,
+        scores,
+    )
+    return scores

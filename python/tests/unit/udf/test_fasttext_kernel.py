@@ -40,6 +40,14 @@ def kernel(texts: list[str]) -> list[tuple[str, float]]:
     return [(model.labels[i], float(s)) for i, s in zip(labels, scores, strict=True)]
 
 
+def buffers(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """UTF-8 bytes of one-line texts, one after the other, with their start and end bytes."""
+    encoded = [text.encode("utf-8") for text in texts]
+    lengths = np.array([len(e) for e in encoded], np.int64)
+    ends = np.cumsum(lengths)
+    return np.frombuffer(b"".join(encoded) or b"\0", np.uint8), ends - lengths, ends
+
+
 def expected(reference: fasttext.FastText._FastText, texts: list[str]) -> list[tuple[str, float]]:
     out = []
     for text in texts:
@@ -79,6 +87,14 @@ HOSTILE = [
 ]
 
 
+SENTENCES = [
+    "Die Stadt liegt am Ufer des Flusses.",
+    "Maalinta berri waxaan aadi doonaa magaalada.",
+    "Dit is 'n baie mooi dag in die stad.",
+    "Ово је реченица на српском језику.",  # noqa: RUF001
+]
+
+
 @pytest.mark.parametrize("text", HOSTILE, ids=range(len(HOSTILE)))
 def test_hostile_text_matches(reference: fasttext.FastText._FastText, text: str) -> None:
     assert kernel([text]) == expected(reference, [text])
@@ -88,6 +104,29 @@ def test_hostile_text_matches(reference: fasttext.FastText._FastText, text: str)
 @given(st.lists(st.text(max_size=200).map(lambda t: t.replace("\n", " ")), min_size=1))
 def test_any_text_matches(texts: list[str]) -> None:
     assert kernel(texts) == expected(original(), texts)
+
+
+def test_probability_of_any_label_matches_bit_for_bit(
+    reference: fasttext.FastText._FastText,
+) -> None:
+    texts = [text.replace("\n", " ") for text in (*HOSTILE, *SENTENCES)]
+    data, starts, ends = buffers(texts)
+    model = fasttext_kernel.load(model_path())
+    labels, scores = fasttext_kernel.predict(model, data, starts, ends)
+    top = fasttext_kernel.probabilities(model, data, starts, ends, labels)
+    assert top.tobytes() == scores.tobytes()  # the predicted label: predict's score exactly
+    compared = 0
+    for k in range(len(model.labels)):  # every label, through fastText's k=-1 distribution
+        got = fasttext_kernel.probabilities(model, data, starts, ends, np.full(len(texts), k))
+        for text, value in zip(texts, got, strict=True):
+            found, probs = reference.predict(text, k=-1, threshold=0.0)
+            by_label = dict(zip(found, probs, strict=True))
+            if (name := f"__label__{model.labels[k]}") in by_label:  # fastText drops < 1e-5
+                assert value == np.float32(by_label[name]), (text, name)
+                compared += 1
+    assert compared > len(texts) * 5
+    with pytest.raises(ValueError, match="one label index in"):
+        fasttext_kernel.probabilities(model, data, starts, ends, np.full(len(texts), 176))
 
 
 def test_other_models_are_refused_by_name(tmp_path: Path) -> None:
