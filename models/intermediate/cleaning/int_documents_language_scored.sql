@@ -1,4 +1,5 @@
 {{ config(incremental=true) }}
+{{ lakemix.cache_key({}, udfs=['langid']) }}
 
 with
 

@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
 
+# Bumped when the language, script or score of a text change: incremental models refuse rows of
+# another definition. 2: CLD2 is consulted where lid.176 is unsure (langid_combined).
+DEFINITION = 2
 # Only the first characters are classified, so cost per document is bounded; bench/langid.py
 # shows accuracy and agreement with whole-document labels level off well before this.
 PREFIX_CHARS = 2000
