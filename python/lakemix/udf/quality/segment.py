@@ -7,7 +7,8 @@ those languages a segmenter marks where each word starts, and the word splitting
 it breaks at a space. The segmenters are the ones FineWeb-2 used through datatrove's word
 tokenizers, where they run offline, so the per-language thresholds measured on their words apply:
 
-- jieba, precise mode with its HMM (Chinese: zh, wuu, yue), as spaCy's Chinese tokenizer runs it;
+- jieba, precise mode with its HMM (Chinese: zh, wuu, yue), as spaCy's Chinese tokenizer runs it,
+  re-implemented in numba on jieba's dictionary (``chinese``: the same words, 15x faster);
 - SudachiPy with sudachidict-core, split mode C (Japanese), as spaCy's Japanese tokenizer;
 - kiwipiepy (Korean);
 - PyThaiNLP's ``newmm-safe`` (Thai);
@@ -66,13 +67,10 @@ def _in_order(words: Iterable[str], text: str) -> Iterator[tuple[int, int]]:
 
 
 def _jieba() -> Spans:
-    import logging
+    from lakemix.udf.quality.chinese import model, word_spans
 
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)
-    tokenizer = jieba.Tokenizer()
-    return lambda text: _in_order(tokenizer.cut(text, cut_all=False, HMM=True), text)
+    model()  # load jieba's dictionary now, not inside the first text
+    return word_spans
 
 
 def _sudachi() -> Spans:

@@ -49,5 +49,5 @@ def test_every_kernel_of_the_package_is_registered() -> None:
     import lakemix.udf.quality  # noqa: F401 -- imports every module of the package
 
     names = {kernel.py_func.__module__ for kernel in jit._KERNELS}
-    modules = {"chars", "hashing", "signals", "words"}
+    modules = {"chars", "chinese", "hashing", "signals", "words"}
     assert names == {f"lakemix.udf.quality.{m}" for m in modules}
