@@ -13,6 +13,7 @@ from lakemix.quality.reference import (
     pack_sentences,
     read_reference,
     select_lines,
+    sentence_joiner,
 )
 
 SENTENCES = [f"Sentence number {i} says something about the weather {i % 7}." for i in range(400)]
@@ -88,8 +89,9 @@ def test_packing_is_deterministic_and_sized() -> None:
     assert len(docs) > 10
     assert all(500 <= len(d) <= 2000 for d in docs)
     assert max(sum(d.count(s) for d in docs) for s in SENTENCES) == 1  # none twice
-    unspaced = pack_sentences(["句子。" * 40, "另一个句子。" * 30], key="zh", joiner="")
-    assert all(" " not in d for d in unspaced)
+    chinese = [f"第{i}个句子说了一些关于天气的事情。" for i in range(200)]
+    unspaced = pack_sentences(chinese, key="zh", joiner=sentence_joiner("zh"))
+    assert unspaced and all(" " not in d for d in unspaced)
 
 
 def test_sentences_files_are_packed_with_the_selected_lines(tmp_path: Path) -> None:
