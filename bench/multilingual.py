@@ -3,23 +3,30 @@ with FineWeb-2's per-language configurations.
 
 Usage: .venv/bin/python bench/multilingual.py [--label before]
        [--languages de zh ...] [--docs-per-language N] [--skip-datatrove] [--seed 0] [--cpu N]
-       [--compare OLD.json [NEW.json]]
+       [--lines odd|even|all] [--compare OLD.json [NEW.json]]
 
 What runs, one core (``--cpu``, default the lowest this process may use), in one invocation:
 
 * Clean prose. Each ``../shared/corpora/langid/lingua_leipzig/<lang>/sentences.txt`` (75
   languages; the folder's ISO 639-1 code is the expected language) is packed into documents of
-  500-2,000 characters. The sentences of a language (blank lines and repeats dropped) are shuffled
-  with ``random.Random(f"{seed}:{lang}")`` (the file is sorted alphabetically; in file order,
-  neighbours share their first words and repetition signals would fire on the sorting, not the
-  text). Each document draws a target length in [500, 2000] and takes sentences until it reaches
-  it, never going past 2,000; a remainder under 500 characters is dropped. Sentences form
-  paragraphs of 1-4 sentences (drawn per paragraph), one paragraph a line: prose as
+  500-2,000 characters by ``lakemix.quality.reference.pack_sentences``, the packing ``lakemix
+  calibrate --sentences`` uses. Only its odd-numbered lines (1, 3, 5, ... counted from 0) by
+  default: ``scripts/calibrate_leipzig.sh`` calibrates ``seeds/calibrated_thresholds.csv`` on
+  the even-numbered ones, so retention is measured on sentences the calibration never saw
+  (``--lines all`` packs every line, as before the split; ``--lines even`` measures on the
+  calibration's own half). The sentences of a language (blank lines and repeats dropped) are
+  shuffled with ``random.Random(f"{seed}:{lang}")`` (the file is sorted alphabetically; in file
+  order, neighbours share their first words and repetition signals would fire on the sorting,
+  not the text). Each document draws a target length in [500, 2000] and takes sentences until
+  it reaches it, never going past 2,000; a remainder under 500 characters is dropped. Sentences
+  form paragraphs of 1-4 sentences (drawn per paragraph), one paragraph a line: prose as
   trafilatura extracts it, paragraphs separated by a newline (also bench/corpus.py's layout).
   Inside a paragraph, sentences are joined with a space, except in Chinese and Japanese, which
-  are written without spaces between sentences: joining them with spaces would hand a whitespace
-  tokenizer word boundaries that real Chinese and Japanese text does not have. Same seed, same
-  corpora: the same documents, byte for byte.
+  are written without spaces between sentences: joining them with spaces would hand a
+  whitespace tokenizer word boundaries that real Chinese and Japanese text does not have. Same
+  seed, same lines, same corpora: the same documents, byte for byte. Document ids name the
+  half (``leipzig/<lang>/odd/<n>``) unless every line is used (``leipzig/<lang>/<n>``), so
+  ``--compare`` never matches documents of different halves.
 * Web documents, the junk side: the HPLT warc2text ``sample100_*.jsonl.zst`` pages (text ``t``,
   language ``lang``), the 1,000 HPLT Chinese pages (``*_sample_zh.tsv.zst``: url TAB
   base64(text)) and the OSCAR 2019 documents (one paragraph a line, a blank line between
@@ -75,7 +82,6 @@ import base64
 import csv
 import json
 import os
-import random
 import subprocess
 import tempfile
 import time
@@ -91,14 +97,19 @@ import zstandard
 from _datatrove import ensure_venv
 from clean import Lakehouse, run
 from corpus import ISO639_3_TO_1, _jsonl_records, _oscar2019_documents, default_corpora
+from lakemix.quality.reference import (
+    DOCUMENT_CHARS,
+    LINE_SELECTIONS,
+    LineSelection,
+    pack_sentences,
+    select_lines,
+    sentence_joiner,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "out"
 CORPORA = default_corpora()
 FINEWEB2 = CORPORA.parent / "reference" / "fineweb2"
-DOC_CHARS = (500, 2000)
-PARAGRAPH_SENTENCES = (1, 4)
-UNSPACED = frozenset({"zh", "ja"})  # sentences follow each other without a space
 RETENTION_GOAL, RETENTION_FLOOR = 0.95, 0.90
 PARITY_GOAL = 0.98
 STILL_REJECTED_GOAL = 0.95
@@ -295,46 +306,21 @@ class Doc:
 # Documents ---------------------------------------------------------------------------------------
 
 
-def pack(sentences: list[str], rng: random.Random, joiner: str) -> list[str]:
-    """Documents of 500-2,000 characters from ``sentences`` in order (see the module docstring)."""
-    low, high = DOC_CHARS
-    docs: list[str] = []
-    paragraphs: list[list[str]] = []
-    size, target, room = 0, rng.randint(low, high), 0
-    for sentence in sentences:
-        if len(sentence) > high - low:  # cannot fit a document that is under 500 characters
-            continue
-        new_paragraph = room == 0
-        extra = len(sentence) + (0 if not paragraphs else 1 if new_paragraph else len(joiner))
-        if size + extra > high:  # size >= 500 here, since the sentence is <= 1,500 characters
-            docs.append("\n".join(joiner.join(p) for p in paragraphs))
-            paragraphs, size, target, new_paragraph = [], 0, rng.randint(low, high), True
-            extra = len(sentence)
-        if new_paragraph:
-            paragraphs.append([])
-            room = rng.randint(*PARAGRAPH_SENTENCES)
-        paragraphs[-1].append(sentence)
-        room -= 1
-        size += extra
-        if size >= target:
-            docs.append("\n".join(joiner.join(p) for p in paragraphs))
-            paragraphs, size, target, room = [], 0, rng.randint(low, high), 0
-    if size >= low:
-        docs.append("\n".join(joiner.join(p) for p in paragraphs))
-    return docs
-
-
-def leipzig_documents(languages: list[str], seed: int, limit: int | None) -> list[Doc]:
-    """The packed Leipzig documents of ``languages``, at most ``limit`` per language."""
+def leipzig_documents(
+    languages: list[str], seed: int, limit: int | None, lines: LineSelection = "odd"
+) -> list[Doc]:
+    """The packed Leipzig documents of ``languages`` (``lines`` of each file), at most ``limit``
+    per language."""
     root = CORPORA / "langid" / "lingua_leipzig"
+    half = "" if lines == "all" else f"{lines}/"
     out = []
     for lang in languages:
-        lines = (root / lang / "sentences.txt").read_text(encoding="utf-8").split("\n")
-        sentences = list(dict.fromkeys(s.strip() for s in lines if s.strip()))
-        random.Random(f"{seed}:{lang}").shuffle(sentences)
-        rng = random.Random(f"{seed}:{lang}:pack")
-        texts = pack(sentences, rng, "" if lang in UNSPACED else " ")[:limit]
-        out += [Doc(f"leipzig/{lang}/{i}", "leipzig", lang, t) for i, t in enumerate(texts)]
+        text = (root / lang / "sentences.txt").read_text(encoding="utf-8")
+        sentences = select_lines(text.split("\n"), lines)
+        docs = pack_sentences(sentences, key=f"{seed}:{lang}", joiner=sentence_joiner(lang))
+        out += [
+            Doc(f"leipzig/{lang}/{half}{i}", "leipzig", lang, t) for i, t in enumerate(docs[:limit])
+        ]
     return out
 
 
@@ -550,14 +536,17 @@ def script_of(lang: str) -> str:
     return (FW2_CONFIG.get(lang) or TOKENIZER_ONLY.get(lang, "und_Zyyy")).split("_")[1]
 
 
-def report_leipzig(records: list[dict[str, Any]], with_datatrove: bool) -> dict[str, Any]:
+def report_leipzig(
+    records: list[dict[str, Any]], with_datatrove: bool, lines: str
+) -> dict[str, Any]:
     """Per-language retention table and its summaries; returns the summary figures."""
     by_lang: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
         by_lang[r["label"]].append(r)
     print(
-        f"\n== clean prose: Leipzig sentences packed into documents of {DOC_CHARS[0]:,}-"
-        f"{DOC_CHARS[1]:,} characters, {len(by_lang)} languages, {len(records):,} documents"
+        f"\n== clean prose: Leipzig sentences packed into documents of {DOCUMENT_CHARS[0]:,}-"
+        f"{DOCUMENT_CHARS[1]:,} characters ({lines} lines), {len(by_lang)} languages,"
+        f" {len(records):,} documents"
     )
     print(
         f"{'lang':<5}{'script':<7}{'FW2 config':<11}{'docs':>5} {'ident.':>7} {'other (top)':>13}"
@@ -847,6 +836,12 @@ def main() -> None:
     parser.add_argument("--docs-per-language", type=int, help="default: all the sentences give")
     parser.add_argument("--skip-datatrove", action="store_true", help="lakemix only")
     parser.add_argument("--seed", type=int, default=0, help="packing seed")
+    parser.add_argument(
+        "--lines",
+        choices=LINE_SELECTIONS,
+        default="odd",
+        help="Leipzig lines to pack (from 0): odd, the half calibration never reads (default)",
+    )
     parser.add_argument("--cpu", type=int, default=min(os.sched_getaffinity(0)))
     parser.add_argument("--compare", nargs="+", metavar="JSON", help="OLD.json [NEW.json]")
     args = parser.parse_args()
@@ -860,7 +855,7 @@ def main() -> None:
     start = time.perf_counter()
     configs = fineweb2_configs()
     languages = args.languages or leipzig_languages()
-    docs = leipzig_documents(languages, args.seed, args.docs_per_language)
+    docs = leipzig_documents(languages, args.seed, args.docs_per_language, args.lines)
     docs += [d for d in web_documents() if not args.languages or iso639_1(d) in languages]
     counts = Counter(d.set for d in docs)
     print(f"documents: {dict(counts)} ({time.perf_counter() - start:.1f} s)")
@@ -877,7 +872,7 @@ def main() -> None:
             timing["datatrove (process)"] = time.perf_counter() - start
     records = outcomes(docs, lm, dt)
     leipzig = [r for r in records if r["set"] == "leipzig"]
-    summary = {"leipzig": report_leipzig(leipzig, dt is not None)}
+    summary = {"leipzig": report_leipzig(leipzig, dt is not None, args.lines)}
     if dt is not None:
         summary["parity"] = report_parity(leipzig)
     summary["web"] = report_web([r for r in records if r["set"] != "leipzig"], dt is not None)

@@ -1,12 +1,13 @@
 {#- Rejection drift: on the documents of the last release, no quality rule's rejection rate has
     moved by more than var lakemix_rejection_drift_points percentage points, unless the rule's
-    configuration changed since (its rows in seeds/quality_thresholds.csv, or its family in var
-    lakemix_filter_families). Same documents, same configuration, another rate: the signature of
-    a broken filter. Before the first release there is nothing to compare.
+    configuration changed since (its rows in seeds/quality_thresholds.csv or
+    seeds/calibrated_thresholds.csv, or its family in var lakemix_filter_families). Same
+    documents, same configuration, another rate: the signature of a broken filter. Before the first release there is nothing to compare.
     meta.releases is written by `lakemix release`, not by dbt, and may not exist yet: it is
     looked up, not declared as a source (a source view over a missing table breaks the build). -#}
 -- depends_on: {{ ref('int_documents_quality_filtered') }}
 -- depends_on: {{ ref('quality_thresholds') }}
+-- depends_on: {{ ref('calibrated_thresholds') }}
 {#- It reads the release manifests with DuckDB's JSON functions: DuckDB target only. -#}
 {{ config(
     severity=var('lakemix_rejection_drift_severity', 'error'),
@@ -37,6 +38,10 @@ current_thresholds as (
     select * from {{ ref('quality_thresholds') }}
 ),
 
+current_calibrated as (
+    select * from {{ ref('calibrated_thresholds') }}
+),
+
 released_manifest as (
     select cast(manifest as json) as manifest
     from meta.releases
@@ -61,31 +66,65 @@ released_thresholds as (
     where trim(line) != '' and not starts_with(line, 'language,')
 ),
 
+{#- A release made before the seed existed recorded none: no calibrated row then. -#}
+released_calibrated_lines as (
+    select unnest(string_split(
+        coalesce((manifest -> 'config_files') ->> 'seeds/calibrated_thresholds.csv', ''), chr(10)
+    )) as line
+    from released_manifest
+),
+
+released_calibrated as (
+    select
+        string_split(line, ',')[1] as language,
+        string_split(line, ',')[2] as rule,
+        cast(string_split(line, ',')[3] as double) as threshold
+    from released_calibrated_lines
+    where trim(line) != '' and not starts_with(line, 'language,')
+),
+
 released_families as (
     select unnest(cast(manifest -> '$.vars.lakemix_filter_families' as varchar[])) as family
     from released_manifest
 ),
 
+{#- A rule's configuration: its rows in both seeds (calibrated rows have no family). -#}
+released_settings as (
+    select rule, language || operator || threshold as setting, family
+    from released_thresholds
+    union all
+    select rule, 'calibrated ' || language || threshold, null
+    from released_calibrated
+),
+
+current_settings as (
+    select rule, language || operator || threshold as setting, family
+    from current_thresholds
+    union all
+    select rule, 'calibrated ' || language || threshold, null
+    from current_calibrated
+),
+
 released_config as (
     select
         rule,
-        string_agg(language || operator || threshold, ',' order by language)
+        string_agg(setting, ',' order by setting)
         || (bool_or(family in (select family from released_families)))::varchar as config
-    from released_thresholds
+    from released_settings
     group by rule
 ),
 
 current_config as (
     select
         rule,
-        string_agg(language || operator || threshold, ',' order by language)
+        string_agg(setting, ',' order by setting)
         || (bool_or(family in (
             {%- for family in var('lakemix_filter_families') %}
             '{{ family }}'{{ "," if not loop.last }}
             {%- endfor %}
             {%- if var('lakemix_filter_families') | length == 0 %}null{% endif %}
         )) is true)::varchar as config
-    from current_thresholds
+    from current_settings
     group by rule
 ),
 

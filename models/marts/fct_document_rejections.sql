@@ -35,6 +35,7 @@ removed_as_duplicates as (
             'value': 'double',
             'operator': 'string',
             'threshold': 'double',
+            'threshold_source': 'string',
         }) }} as failed_rules,
         kept_document_id as duplicate_of_document_id
     from deduplicated

@@ -236,7 +236,12 @@ _add_version_commands()
 def _add_quality_commands() -> None:
     from lakemix.quality import commands
 
-    for command in (commands.report_command, commands.review_group, commands.search_command):
+    for command in (
+        commands.calibrate_command,
+        commands.report_command,
+        commands.review_group,
+        commands.search_command,
+    ):
         main.add_command(command)
 
 

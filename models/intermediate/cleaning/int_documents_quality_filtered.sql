@@ -1,7 +1,10 @@
-{#- One row per document: the rules it failed (with the measured value and the threshold that
-    applied to its language) and whether it is kept. Thresholds come from the seed
-    quality_thresholds (a '*' row per rule, overridden per language); whole filter families are
-    switched with the var lakemix_filter_families. Signals are not recomputed here. -#}
+{#- One row per document: the rules it failed (with the measured value, the threshold that
+    applied to its language and where that threshold came from) and whether it is kept.
+    Rules come from the seed quality_thresholds (a '*' row per rule, overridden per language);
+    a threshold of the seed calibrated_thresholds (`lakemix calibrate --write`) overrides
+    both, and only the threshold: signal, operator and family stay the rule's. Whole filter
+    families are switched with the var lakemix_filter_families. Signals are not recomputed
+    here. -#}
 
 with
 
@@ -23,6 +26,10 @@ thresholds as (
     {%- endif %}
 ),
 
+calibrated_thresholds as (
+    select * from {{ ref('calibrated_thresholds') }}
+),
+
 default_thresholds as (
     select * from thresholds where language = '*'
 ),
@@ -42,13 +49,26 @@ effective_thresholds as (
         default_thresholds.family,
         coalesce(language_thresholds.signal, default_thresholds.signal) as signal,
         coalesce(language_thresholds.operator, default_thresholds.operator) as operator,
-        coalesce(language_thresholds.threshold, default_thresholds.threshold) as threshold
+        coalesce(
+            calibrated_thresholds.threshold,
+            language_thresholds.threshold,
+            default_thresholds.threshold
+        ) as threshold,
+        case
+            when calibrated_thresholds.threshold is not null then 'calibrated'
+            when language_thresholds.threshold is not null then 'language'
+            else 'default'
+        end as threshold_source
     from document_languages
     cross join default_thresholds
     left join language_thresholds
         on
             document_languages.language = language_thresholds.language
             and default_thresholds.rule = language_thresholds.rule
+    left join calibrated_thresholds
+        on
+            document_languages.language = calibrated_thresholds.language
+            and default_thresholds.rule = calibrated_thresholds.rule
 ),
 
 {#- Every column but the key is a signal (language_score and stop_word_count included). -#}
@@ -79,6 +99,7 @@ rules_evaluated as (
         cast(signals_long.signal_value as double) as signal_value,
         effective_thresholds.operator,
         effective_thresholds.threshold,
+        effective_thresholds.threshold_source,
         {{ lakemix.threshold_passed('cast(signals_long.signal_value as double)', 'effective_thresholds.operator', 'effective_thresholds.threshold') }} as is_passed
     from signals_long
     inner join effective_thresholds
@@ -98,6 +119,7 @@ failures_per_document as (
             'value': 'signal_value',
             'operator': 'operator',
             'threshold': 'threshold',
+            'threshold_source': 'threshold_source',
         }), ['rule']) }} as failed_rules
     from rules_evaluated
     where not is_passed

@@ -136,7 +136,8 @@ def format_document(lineage: dict[str, Any]) -> str:
         if title == "quality" and step is not None:
             rules = step["failed_rules"] or []
             failed = [
-                f"{r['rule']} ({r['signal']} {r['value']} {r['operator']} {r['threshold']})"
+                f"{r['rule']} ({r['signal']} {r['value']} {r['operator']} {r['threshold']}"
+                f"{', ' + r['threshold_source'] if r.get('threshold_source') else ''})"
                 for r in rules
             ]
             step = {"is_kept": step["is_kept"], "failed": "; ".join(failed) or "none"}

@@ -1,10 +1,10 @@
-"""CLI commands for data quality: search, report, review sample and review label."""
+"""CLI commands for data quality: search, report, review sample and label, calibrate."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import click
 
@@ -71,6 +71,66 @@ def report_command(tag: str | None, output: Path | None) -> None:
     except (ReleaseError, VersionError, FileNotFoundError) as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"wrote {result.path} ({result.size_bytes / 1e3:,.0f} kB) in {result.seconds:.1f} s")
+
+
+@click.command("calibrate")
+@click.option(
+    "--reference",
+    "reference",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Clean text of the language: a file or folder of .txt (documents separated by a blank"
+    " line), .jsonl or .jsonl.gz (field text); with --sentences, one sentence a line.",
+)
+@click.option("--language", required=True, help="lid.176 label (seeds/language_configs.csv).")
+@click.option(
+    "--percentile",
+    type=click.FloatRange(0, 50, min_open=True, max_open=True),
+    default=1.0,
+    show_default=True,
+    help="Each proposal rejects at most this percentage of the reference documents.",
+)
+@click.option(
+    "--sentences", is_flag=True, help="One sentence a line, packed into 500-2,000 characters."
+)
+@click.option(
+    "--lines",
+    type=click.Choice(["all", "even", "odd"]),
+    default="all",
+    show_default=True,
+    help="With --sentences: all lines, or those numbered even or odd from 0 (a held-out half).",
+)
+@click.option(
+    "--write", is_flag=True, help="Write the proposals to seeds/calibrated_thresholds.csv."
+)
+def calibrate_command(
+    reference: Path, language: str, percentile: float, sentences: bool, lines: str, write: bool
+) -> None:
+    """Propose per-language thresholds from clean reference text of the language.
+
+    Prints, per rule, the share of the reference its threshold rejects now and a threshold at
+    --percentile that only relaxes; --write puts the proposals in
+    seeds/calibrated_thresholds.csv, to review, then `dbt seed && dbt build`.
+    """
+    from lakemix.quality.calibrate import calibrate_reference, write_calibration
+    from lakemix.quality.calibration_report import format_calibration, format_changes
+    from lakemix.quality.project_seeds import CalibrationError
+    from lakemix.quality.reference import LineSelection, ReferenceError
+
+    try:
+        calibration = calibrate_reference(
+            reference,
+            language=language,
+            percentile=percentile,
+            sentences=sentences,
+            lines=cast("LineSelection", lines),  # one of click.Choice's values
+        )
+        click.echo(format_calibration(calibration))
+        if write:
+            changes = write_calibration(calibration)
+            click.echo("\n" + format_changes(calibration, changes))
+    except (CalibrationError, ReferenceError) as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 @click.group("review")

@@ -54,7 +54,8 @@ class RebuildResult:
 
 
 def _scratch_project(root: Path, directory: Path, manifest: dict[str, Any]) -> Path:
-    """A copy of the project with the release's seeds, mix file and vars restored."""
+    """A copy of the project with the release's seeds, mix file and vars restored; a seed
+    added since the release keeps only its header."""
     project = directory / "project"
     project.mkdir(parents=True)
     for part in PROJECT_PARTS + PROJECT_PARTS_OPTIONAL:
@@ -69,6 +70,11 @@ def _scratch_project(root: Path, directory: Path, manifest: dict[str, Any]) -> P
         target = project / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content)
+    # Every seed is recorded, so a seed the release lacks came later: it had no rows then (a
+    # release from before seeds/calibrated_thresholds.csv rebuilds without calibration).
+    for seed in sorted((project / "seeds").glob("*.csv")):
+        if str(seed.relative_to(project)) not in manifest["config_files"]:
+            seed.write_text(seed.read_text(encoding="utf-8").split("\n", 1)[0] + "\n")
     config = yaml.safe_load((project / "dbt_project.yml").read_text())
     config["vars"] = {**manifest["vars"], "lakemix_mix": None}
     (project / "dbt_project.yml").write_text(yaml.safe_dump(config, sort_keys=False))

@@ -48,6 +48,9 @@ def test_a_threshold_out_of_range_fails_the_build(
 ) -> None:
     seeds = project / "seeds" / "quality_thresholds.csv"
     seeds.write_text(seeds.read_text() + "de,bad_fraction,short_line_fraction,<=,1.5,fineweb\n")
+    calibrated = project / "seeds" / "calibrated_thresholds.csv"
+    header = calibrated.read_text().split("\n", 1)[0]
+    calibrated.write_text(f"{header}\nfr,gopher_min_alpha_word_fraction,-0.1,2,test,9,2026-01-01\n")
     args = ["--project-dir", str(project), "--profiles-dir", str(project)]
     env = {"DBT_TARGET_PATH": str(tmp_path / "target"), "DBT_LOG_PATH": str(tmp_path / "logs")}
     run([str(BIN / "dbt"), "seed", *args], extra_env=env)
@@ -56,4 +59,4 @@ def test_a_threshold_out_of_range_fails_the_build(
         extra_env=env,
         check=False,
     )
-    assert proc.returncode != 0 and "Got 1 result" in proc.stdout, proc.stdout[-2000:]
+    assert proc.returncode != 0 and "Got 2 results" in proc.stdout, proc.stdout[-2000:]

@@ -50,8 +50,13 @@ def test_drift_blocks_a_release_unless_explained(lakehouse: Settings, project: P
     # A larger allowance lets it pass.
     build(project, *select, "--vars", "{lakemix_rejection_drift_points: 100}")
 
-    # The same rate change made by the configuration is explained, so it passes.
+    # The same rate change made by the configuration is explained, so it passes: a threshold
+    # changed in quality_thresholds, or a calibrated one (every English document now fails
+    # gopher_min_words).
     model.write_text(original)
+    calibrated = project / "seeds" / "calibrated_thresholds.csv"
+    header = calibrated.read_text().split("\n", 1)[0]
+    calibrated.write_text(f"{header}\nen,gopher_min_words,1000000,1,test,20,2026-01-01\n")
     seeds = project / "seeds" / "quality_thresholds.csv"
     seeds.write_text(
         seeds.read_text().replace(
@@ -59,7 +64,7 @@ def test_drift_blocks_a_release_unless_explained(lakehouse: Settings, project: P
             "min_line_punct_fraction,line_punct_fraction,>=,1.0,",
         )
     )
-    build(project, "-s", "quality_thresholds", *select)
+    build(project, "-s", "quality_thresholds", "calibrated_thresholds", *select)
     shown = run(
         [
             str(BIN / "dbt"),
@@ -78,3 +83,4 @@ def test_drift_blocks_a_release_unless_explained(lakehouse: Settings, project: P
         ]
     ).stdout
     assert "fineweb_min_line_punct_fraction" not in shown and "gopher_max_words" in shown
+    assert "gopher_min_words" not in shown
