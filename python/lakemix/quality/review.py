@@ -65,8 +65,8 @@ def sample(
     """Draw up to ``n`` distinct documents, stratified by decision, rule and language.
 
     Strata are (kept, language) and, for every rule a document failed, (rejected, rule,
-    language). Strata take turns, each giving its next document in a hash order of
-    (seed, document_id), so small strata are represented and the draw is reproducible.
+    language). Strata take turns, each giving its next document not drawn yet in a hash order
+    of (seed, document_id), so small strata are represented and the draw is reproducible.
     """
     if n < 1:
         raise ReviewError(f"the sample size must be at least 1, got {n}")
@@ -96,13 +96,28 @@ def sample(
         """,
         [excerpt_chars, seed],
     ).fetchall()
+    # Each stratum's documents in its hash order; strata take turns, each giving its next
+    # document not drawn yet (a document that fails several rules is in several strata).
+    queues: dict[tuple[str, str, str], list[tuple[object, ...]]] = {}
+    for row in rows:  # ordered by turn, then stratum
+        queues.setdefault((str(row[1]), str(row[2]), str(row[3])), []).append(row)
     chosen: dict[str, dict[str, str]] = {}
-    for row in rows:
-        if len(chosen) == n:
-            break
-        if row[0] in chosen:
-            continue
-        chosen[row[0]] = dict(zip(SAMPLE_COLUMNS, [*map(str, row[:7]), "", ""], strict=True))
+    positions = dict.fromkeys(queues, 0)
+    while len(chosen) < n and positions:
+        for stratum in list(positions):
+            queue, k = queues[stratum], positions[stratum]
+            while k < len(queue) and str(queue[k][0]) in chosen:
+                k += 1
+            if k == len(queue):
+                del positions[stratum]
+                continue
+            row = queue[k]
+            positions[stratum] = k + 1
+            chosen[str(row[0])] = dict(
+                zip(SAMPLE_COLUMNS, [*map(str, row[:7]), "", ""], strict=True)
+            )
+            if len(chosen) == n:
+                break
     return list(chosen.values())
 
 
