@@ -1,10 +1,13 @@
 {{ config(incremental=true) }}
-{{ lakemix.cache_key({}, udfs=['quality']) }}
+{{ lakemix.cache_key({
+    'stop_words': lakemix.relation_digest(ref('stop_words'), ['language', 'word']),
+}, udfs=['quality']) }}
 
 {#- Every signal of every document, measured once (incremental: documents added since the last
     run only). The words of a document are its language's: the UDF segments the languages
     written without spaces, and counts the stop words of the document's language, which come
-    from the stop_words seed (so a release rebuilds with the stop words it was made with). -#}
+    from the stop_words seed (so a release rebuilds with the stop words it was made with; the
+    seed's digest is in the cache key, so changed stop words refuse an incremental run). -#}
 
 with
 

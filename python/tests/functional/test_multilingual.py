@@ -8,6 +8,8 @@ One ``dbt seed`` + ``dbt run`` up to the filter model, shared by the tests of th
 from __future__ import annotations
 
 import base64
+import csv
+import hashlib
 import io
 import json
 from collections.abc import Iterator
@@ -16,10 +18,12 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from lakemix import duck
+from lakemix import catalog, duck
+from lakemix.dbt import cache_key
 from lakemix.ingest import ingest
 from lakemix.settings import Settings
-from tests.conftest import CORPORA, ENV_VARS, WEB, dbt
+from lakemix.udf import quality
+from tests.conftest import CORPORA, ENV_VARS, ROOT, WEB, dbt
 
 # Languages written in different scripts, with and without spaces between words.
 LANGUAGES = ("zh", "ja", "ko", "th", "de", "ru", "ar", "hi", "el", "en")
@@ -129,3 +133,15 @@ def test_chinese_web_junk_stays_rejected_with_reasons(cleaned: tuple[Settings, P
     rejected = [failed for kept, failed in outcome if not kept]
     assert len(rejected) >= 0.9 * JUNK_PAGES
     assert all(failed > 0 for failed in rejected)  # every rejection names its rules
+
+
+def test_the_stop_words_are_part_of_the_signals_cache_key(cleaned: tuple[Settings, Path]) -> None:
+    """Rows counted with other stop words would mix two definitions: the key names the seed."""
+    settings, _ = cleaned
+    with (ROOT / "seeds" / "stop_words.csv").open(encoding="utf-8", newline="") as f:
+        pairs = sorted((row["language"], row["word"]) for row in csv.DictReader(f))
+    digest = hashlib.md5(",".join(f"{lang}:{word}" for lang, word in pairs).encode()).hexdigest()
+    table = catalog(settings).load_table("intermediate.int_documents_quality_scored")
+    key = json.loads(cache_key.recorded(table) or "{}")
+    assert key["settings"] == {"stop_words": digest}
+    assert key["udfs"] == {"quality": quality.DEFINITION}
