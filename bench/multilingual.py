@@ -39,7 +39,9 @@ What runs, one core (``--cpu``, default the lowest this process may use), in one
   failed_rules of int_documents_quality_filtered, the signals of int_documents_quality_scored.
   Whatever the checkout's cleaning layer is, this measures it. Retention of a Leipzig language
   is kept / documents, where a document identified as another language counts as not kept (it
-  would land in the wrong language of a mix), shown apart as "other lang".
+  would land in the wrong language of a mix), shown apart as "other lang". The filters' own
+  retention (the issue's measure: "each one identified correctly by lakemix's language ID") is
+  kept / documents identified as their language, shown as "filters".
 * datatrove 0.10.1 in bench/out/venv-datatrove (bench/_datatrove.py, with the word segmenters
   datatrove assigns), on the text lakemix measured (the normalized text of
   int_documents_language_scored): FineWeb-2's step 5 as fineweb-2-pipeline.py runs it, with the
@@ -550,14 +552,15 @@ def report_leipzig(
     )
     print(
         f"{'lang':<5}{'script':<7}{'FW2 config':<11}{'docs':>5} {'ident.':>7} {'other (top)':>13}"
-        f" {'lakemix':>8} {'datatrove':>10}  lakemix: rules rejecting most (share of docs);"
-        " datatrove: first reason"
+        f" {'lakemix':>8} {'filters':>8} {'datatrove':>10}  lakemix: rules rejecting most"
+        " (share of docs); datatrove: first reason"
     )
     summary: dict[str, Any] = {"languages": {}}
     for lang, recs in sorted(by_lang.items()):
         n = len(recs)
         ident = sum(r["lakemix"]["language"] == lang for r in recs)
         kept = sum(retained(r) for r in recs)
+        filtered = kept / ident if ident else None
         rules = Counter(rule for r in recs for rule in r["lakemix"]["rules"])
         others = Counter(r["lakemix"]["language"] for r in recs if r["lakemix"]["language"] != lang)
         dt_cell, dt_reason, dt_kept = "-", "", None
@@ -578,13 +581,15 @@ def report_leipzig(
             other_cell += f" {others.most_common(1)[0][0]}"
         print(
             f"{lang:<5}{script_of(lang):<7}{FW2_CONFIG.get(lang, '-'):<11}{n:>5}"
-            f" {share(ident, n):>7} {other_cell:>13} {share(kept, n):>8} {dt_cell:>10}"
+            f" {share(ident, n):>7} {other_cell:>13} {share(kept, n):>8}"
+            f" {share(kept, ident):>8} {dt_cell:>10}"
             f"  {top(rules, n, 2) or '-'}; {dt_reason or '-'}"
         )
         summary["languages"][lang] = {
             "docs": n,
             "identified": ident / n,
             "retention": kept / n,
+            "filter_retention": filtered,
             "datatrove_retention": dt_kept,
         }
     langs = summary["languages"]
@@ -602,6 +607,21 @@ def report_leipzig(
         under = sorted((v["retention"], k) for k, v in known.items() if v["retention"] < bound)
         cells = " ".join(f"{k} {x:.0%}" for x, k in under)
         print(f"  under {bound:.0%}: {len(under)} of {len(known)}: {cells}")
+    ident_known = sum(
+        r["lakemix"]["language"] == r["label"] for r in records if r["label"] in known
+    )
+    print(
+        f"the filters alone (documents identified as their language, as the issue measures):"
+        f" keep {share(kept_known, ident_known)} of {ident_known:,}"
+    )
+    for bound in (RETENTION_GOAL, RETENTION_FLOOR):
+        under = sorted(
+            (v["filter_retention"], k)
+            for k, v in known.items()
+            if v["filter_retention"] is not None and v["filter_retention"] < bound
+        )
+        cells = " ".join(f"{k} {x:.0%}" for x, k in under)
+        print(f"  under {bound:.0%}: {len(under)} of {len(known)}: {cells}")
     zero = [k for k, v in langs.items() if v["retention"] == 0]
     print(f"  at 0%: {len(zero)}: {' '.join(zero)}")
     outside = " ".join(f"{k} {v['retention']:.0%}" for k, v in langs.items() if k in NOT_IN_LID176)
@@ -611,6 +631,7 @@ def report_leipzig(
     print(f"  rules failed most (share of all documents): {top(rules, n_all, 6)}")
     summary |= {"retention": kept_all / n_all if n_all else None}
     summary["retention_lid176"] = kept_known / n_known if n_known else None
+    summary["filter_retention_lid176"] = kept_known / ident_known if ident_known else None
 
     if with_datatrove:
         decided = [r for r in records if r["datatrove"].get("kept") is not None]

@@ -207,12 +207,13 @@ def calibrate(
     )
 
 
-def reference_label(path: Path, *, sentences: bool, lines: LineSelection) -> str:
+def reference_label(path: Path, *, sentences: bool, lines: LineSelection, packings: int = 1) -> str:
     """How the seed records a reference: the path as given, and how it was read."""
     if not sentences:
         return str(path)
     selection = "" if lines == "all" else f", {lines} lines"
-    return f"{path} (sentences{selection})"
+    packed = f", packed {packings} times" if packings > 1 else ""
+    return f"{path} (sentences{selection}{packed})"
 
 
 def calibrate_reference(
@@ -222,6 +223,7 @@ def calibrate_reference(
     percentile: float,
     sentences: bool = False,
     lines: LineSelection = "all",
+    packings: int = 1,
     seeds: ProjectSeeds | None = None,
 ) -> Calibration:
     """Read the reference at ``path`` (``reference.read_reference``) and calibrate on it.
@@ -234,8 +236,10 @@ def calibrate_reference(
     seeds.check_language(language)
     if not 0 < percentile < 50:
         raise CalibrationError(f"percentile must be in (0, 50), got {percentile!r}")
-    found = read_reference(path, sentences=sentences, lines=lines, language=language)
-    label = reference_label(path, sentences=sentences, lines=lines)
+    found = read_reference(
+        path, sentences=sentences, lines=lines, language=language, packings=packings
+    )
+    label = reference_label(path, sentences=sentences, lines=lines, packings=packings)
     result = calibrate(
         found.documents, language=language, percentile=percentile, seeds=seeds, reference=label
     )

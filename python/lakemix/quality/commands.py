@@ -101,10 +101,24 @@ def report_command(tag: str | None, output: Path | None) -> None:
     help="With --sentences: all lines, or those numbered even or odd from 0 (a held-out half).",
 )
 @click.option(
+    "--packings",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="With --sentences: pack the sentences this many times, each in another order (more"
+    " reference documents for a percentile when there are few sentences).",
+)
+@click.option(
     "--write", is_flag=True, help="Write the proposals to seeds/calibrated_thresholds.csv."
 )
 def calibrate_command(
-    reference: Path, language: str, percentile: float, sentences: bool, lines: str, write: bool
+    reference: Path,
+    language: str,
+    percentile: float,
+    sentences: bool,
+    lines: str,
+    packings: int,
+    write: bool,
 ) -> None:
     """Propose per-language thresholds from clean reference text of the language.
 
@@ -124,6 +138,7 @@ def calibrate_command(
             percentile=percentile,
             sentences=sentences,
             lines=cast("LineSelection", lines),  # one of click.Choice's values
+            packings=packings,
         )
         click.echo(format_calibration(calibration))
         if write:

@@ -50,6 +50,17 @@ def test_a_percentile_outside_zero_to_fifty_is_refused(in_project: Path, percent
     assert code == 2 and "--percentile" in out
 
 
+def test_packings_need_sentences_and_are_recorded(in_project: Path) -> None:
+    code, out = invoke("--reference", str(CATALAN), "--language", "ca", "--packings", "3")
+    assert code == 1 and "packings=3 packs sentences: it needs --sentences" in out
+    code, out = invoke("--reference", str(CATALAN), "--language", "ca", "--packings", "0")
+    assert code == 2 and "--packings" in out
+    once = calibrate_reference(CATALAN, language="ca", percentile=1, sentences=True)
+    packed = calibrate_reference(CATALAN, language="ca", percentile=1, sentences=True, packings=3)
+    assert packed.documents > 2 * once.documents
+    assert packed.reference.endswith("(sentences, packed 3 times)")
+
+
 def test_outside_a_project_says_where_to_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -104,3 +104,19 @@ def test_sentences_files_are_packed_with_the_selected_lines(tmp_path: Path) -> N
     (tmp_path / "x.jsonl").write_text('{"text": "a"}\n')
     with pytest.raises(ReferenceError, match="sentences are read from text files"):
         read_reference(tmp_path / "x.jsonl", sentences=True)
+
+
+def test_packings_repack_the_same_sentences_in_other_orders(tmp_path: Path) -> None:
+    path = tmp_path / "sentences.txt"
+    path.write_text("\n".join(SENTENCES) + "\n")
+    once = read_reference(path, sentences=True, language="en").documents
+    thrice = read_reference(path, sentences=True, language="en", packings=3).documents
+    assert thrice[: len(once)] == once  # the first packing is the default one
+    assert len(thrice) > 2 * len(once)
+    assert len(set(thrice)) == len(thrice)  # other orders give other documents
+    for sentence in SENTENCES[:20]:
+        assert sum(d.count(sentence) for d in thrice) <= 3
+    with pytest.raises(ReferenceError, match="packings must be at least 1"):
+        read_reference(path, sentences=True, language="en", packings=0)
+    with pytest.raises(ReferenceError, match="it needs --sentences"):
+        read_reference(path, packings=2)
