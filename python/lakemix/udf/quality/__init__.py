@@ -9,21 +9,22 @@ The work is done by numba kernels over the Arrow UTF-8 buffer (compiled on first
 disk); lengths are in code points, as Python's ``len``.
 
 Word splitting. datatrove splits words with spaCy's blank English tokenizer (``spacy.blank("en")``)
-and drops whitespace tokens. This package re-implements that tokenizer's rules: split on
-whitespace (``str.isspace``) and, in the languages written without spaces between words, where
-their segmenter starts a word (``segment``: jieba, SudachiPy, Kiwi, PyThaiNLP, LaoNLP, the
-Tibetan tsheg); in each piece, repeatedly take off one prefix (a
-punctuation, quote, currency or symbol character, a run of dots, ``+`` not before a digit) and
-one suffix (the same characters, ``'s``, a run of dots, a unit or currency after a digit, a
-period after a digit, a lower-case letter, punctuation or two capitals), stopping at one of
-spaCy's English exceptions (``don't`` -> ``do n't``, ``Mr.``, ``e.g.``, emoticons: regenerated
-here from spaCy 3.8's lists); keep a URL or e-mail address whole; otherwise split at infixes
-(dot runs, ``…``, symbols, ``-`` between letters, ``,`` between letters, ``.`` between a
-lower-case and an upper-case letter, ``:<>=/`` after a letter or digit, ``+-*^`` between
-digits); finally merge runs of tokens that spell an exception with affixes (``)`` ``:`` ->
-``):``), as spaCy's special-case matcher does. Letters and their case follow spaCy's lists
-(Latin, some Cyrillic and Greek letters, blocks of scripts without case), symbols are Unicode
-category So. ``bench/parity_quality.py`` compares word lists and signals with datatrove's.
+and drops whitespace tokens. This package re-implements that tokenizer's rules: split on whitespace
+(``str.isspace``) and, in the languages written without spaces between words, where their segmenter
+starts a word (``segment``: jieba, SudachiPy, Kiwi, PyThaiNLP, LaoNLP, the Tibetan tsheg), and a
+segmented text's pieces are its words as they are (the tokenizers datatrove uses for those languages
+apply no affix rules); in each other piece, repeatedly take off one prefix (a punctuation, quote,
+currency or symbol character, a run of dots, ``+`` not before a digit) and one suffix (the same
+characters, ``'s``, a run of dots, a unit or currency after a digit, a period after a digit, a
+lower-case letter, punctuation or two capitals), stopping at one of spaCy's English exceptions
+(``don't`` -> ``do n't``, ``Mr.``, ``e.g.``, emoticons: regenerated here from spaCy 3.8's lists);
+keep a URL or e-mail address whole; otherwise split at infixes (dot runs, ``…``, symbols, ``-``
+between letters, ``,`` between letters, ``.`` between a lower-case and an upper-case letter,
+``:<>=/`` after a letter or digit, ``+-*^`` between digits); finally merge runs of tokens that spell
+an exception with affixes (``)`` ``:`` -> ``):``), as spaCy's special-case matcher does. Letters and
+their case follow spaCy's lists (Latin, some Cyrillic and Greek letters, blocks of scripts without
+case), symbols are Unicode category So. ``bench/parity_quality.py`` compares word lists and signals
+with datatrove's.
 
 Signals (datatrove's definitions; "tokens" are all words, "words" those with a character outside
 datatrove's punctuation set):
@@ -83,7 +84,8 @@ __all__ = [
 # Bumped when the signals of a text change: incremental models refuse rows of another definition.
 # 2: words of Chinese, Japanese, Korean, Thai, Lao and Tibetan are segmented; the stop-word count
 # is a signal, counted with the stop words the model passes.
-DEFINITION = 2
+# 3: a segmented text's words are its segmenter's words as they are (no affix rules).
+DEFINITION = 3
 
 
 def register(conn: duckdb.DuckDBPyConnection) -> None:

@@ -9,7 +9,7 @@ tokenizers, where they run offline, so the per-language thresholds measured on t
 
 - jieba, precise mode with its HMM (Chinese: zh, wuu, yue), as spaCy's Chinese tokenizer runs it,
   re-implemented in numba on jieba's dictionary (``chinese``: the same words, 15x faster);
-- SudachiPy with sudachidict-core, split mode C (Japanese), as spaCy's Japanese tokenizer;
+- SudachiPy with sudachidict-core, split mode A (Japanese), as spaCy's Japanese tokenizer;
 - kiwipiepy (Korean);
 - PyThaiNLP's ``newmm-safe`` (Thai);
 - LaoNLP (Lao);
@@ -76,7 +76,7 @@ def _jieba() -> Spans:
 def _sudachi() -> Spans:
     from sudachipy import Dictionary, SplitMode
 
-    tokenizer = Dictionary().tokenizer(mode=SplitMode.C)
+    tokenizer = Dictionary().tokenizer(mode=SplitMode.A)
 
     def spans(text: str) -> Iterator[tuple[int, int]]:
         # SudachiPy refuses inputs over 49,149 bytes: segment longer texts piece by piece.

@@ -12,6 +12,7 @@ import zstandard
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lakemix.udf.quality import split_words
 from lakemix.udf.quality.chinese import word_spans
 from tests.conftest import CORPORA, WEB
 
@@ -51,6 +52,17 @@ def test_words_equal_jiebas_on_leipzig_and_web_pages() -> None:
             texts.append(base64.b64decode(line.split("\t", 1)[1]).decode("utf-8", "replace"))
     for text in texts:
         assert starts(text) == jieba_starts(text), text[:80]
+
+
+def test_the_signals_words_are_jiebas_words_as_they_are() -> None:
+    """As spaCy's Chinese tokenizer (datatrove's for zh) gives them: no affix rules after jieba,
+    so jieba's ``3.5%`` and ``iPhone6.`` stay whole, and FineWeb-2's cmn_Hani thresholds apply."""
+    sentences = (CORPORA / "langid" / "lingua_leipzig" / "zh" / "sentences.txt").read_text()
+    texts = [*sentences.splitlines()[:300], "他说3.5%的人喜欢iPhone6.今天天气很好（真的）！"]
+    for text in texts:
+        jieba_words = [w for w in _tokenizer().cut(text, cut_all=False, HMM=True) if w.strip()]
+        assert split_words(text, "zh") == jieba_words, text[:80]
+    assert "3.5%" in split_words(texts[-1], "zh")
 
 
 def test_rare_characters_go_through_the_hmm() -> None:

@@ -258,6 +258,17 @@ def test_languages_without_spaces_are_segmented(language: str) -> None:
     assert segmented.field("word_count")[0].as_py() > alone.field("word_count")[0].as_py()
 
 
+def test_thai_words_are_pythainlps_as_datatrove_takes_them() -> None:
+    """newmm-safe with keep_whitespace=False, each word stripped (datatrove's ThaiTokenizer):
+    a dictionary word with a space inside stays one word."""
+    from pythainlp.tokenize import word_tokenize
+
+    text = "ผู้คนต่าง ๆ มาที่นี่ง่าย ๆ ทุกวัน\nภาษาไทยเป็นภาษาที่สวยงาม 2.5% นะ"
+    expected = [w.strip() for w in word_tokenize(text, engine="newmm-safe") if w.strip()]
+    assert "ต่าง ๆ" in expected
+    assert split_words(text, "th") == expected
+
+
 def test_a_chinese_document_counts_its_own_stop_words_and_sentences() -> None:
     text = "\n".join(["我们今天去北京。天气很好，我们很高兴。"] * 3)
     [row] = quality_signals(pa.array([text]), pa.array(["zh"]), {"zh": ["我们", "很"]}).to_pylist()
