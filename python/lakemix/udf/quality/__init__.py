@@ -84,7 +84,8 @@ __all__ = [
 # Bumped when the signals of a text change: incremental models refuse rows of another definition.
 # 2: words of Chinese, Japanese, Korean, Thai, Lao and Tibetan are segmented; the stop-word count
 # is a signal, counted with the stop words the model passes.
-# 3: a segmented text's words are its segmenter's words as they are (no affix rules).
+# 3: a segmented text's words are its segmenter's words as they are (no affix rules); the
+# Tibetan shad ends a line and a sentence, the Khmer khan a sentence.
 DEFINITION = 3
 
 

@@ -42,6 +42,17 @@ _NOT_SENTENCE_END = (
     "\U00010f55\U00010f56\U00010f57\U00010f58\U00010f59\U00010f86\U00010f87\U00010f88\U00010f89"
     "\U00011944\U00011946\U00011ef7\U00011ef8\U00011f43\U00011f44\U00016e98"
 )
+# Sentence ends the two lists above lack, added here (lakemix's own; they differ from datatrove
+# only on text with these characters): the Tibetan shad and nyis shad end a sentence and a line
+# (FineWeb's line punctuation, C4's sentences), and spaCy's sentencizer misses the Khmer khan and
+# bariyoosan, which datatrove's terminal punctuation has. These and the Burmese section marks
+# come off a word's end as a suffix (Khmer and Burmese have no segmenter yet, and spaCy's suffixes
+# lack them, so a sentence's end stayed on its last letters and never ended a sentence). Without
+# them a Tibetan, Khmer or Burmese paragraph was one C4 sentence, and c4_min_sentences rejected
+# prose of five sentences a line.
+_MORE_TERMINAL = "\u0f0d\u0f0e"
+_MORE_SENTENCE_ENDS = "\u0f0d\u0f0e\u17d4\u17d5"
+_MORE_SUFFIXES = _MORE_SENTENCE_ENDS + "\u104a\u104b"
 # spaCy 3.8 spacy/lang/char_classes.py (MIT): _punct, _quotes, _currency, _units.
 _SPACY_PUNCT = "… , : ; ! ? ¿ ؟ ¡ ( ) [ ] { } < > _ # * & 。 ？ ！ ， 、 ； ： ～ · । ، ۔ ؛ ٪"  # noqa: RUF001
 _SPACY_QUOTES = "' \" ” “ ` ‘ ´ ’ ‚ , „ » « 「 」 『 』 （ ） 〔 〕 【 】 《 》 〈 〉 〈 〉 ⟦ ⟧"  # noqa: RUF001
@@ -163,6 +174,8 @@ def char_tables() -> tuple[np.ndarray, np.ndarray]:
     mark(_DT_PUNCTUATION + _DT_TERMINAL, F_PUNCT)
     mark(_DT_TERMINAL, F_TERMINAL | F_SENT_END)
     flags[[ord(c) for c in _NOT_SENTENCE_END]] &= ~np.uint32(F_SENT_END)
+    mark(_MORE_TERMINAL, F_PUNCT | F_TERMINAL)
+    mark(_MORE_SENTENCE_ENDS, F_SENT_END)
     mark("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", F_LINE_BREAK)
     mark("+-.", F_SCHEME)
     punct = _SPACY_PUNCT.replace(" ", "")
@@ -171,7 +184,7 @@ def char_tables() -> tuple[np.ndarray, np.ndarray]:
     mark(quotes, F_QUOTE)
     dashes = "\u2014\u2013"
     mark("§%=" + dashes + punct + quotes + "".join(currency), F_PREFIX)
-    mark(punct + quotes + dashes, F_SUFFIX)
+    mark(punct + quotes + dashes + _MORE_SUFFIXES, F_SUFFIX)
     flags[(flags & F_ICON) > 0] |= F_INFIX
     mark(".…+-*^,~:<>=/" + dashes, F_INFIX)
     flags[(flags & F_LOWER) > 0] |= F_DOT_AFTER

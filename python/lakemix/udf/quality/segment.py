@@ -47,8 +47,9 @@ SEGMENTERS: dict[str, str] = {
     "bo": "tsheg",
     "dz": "tsheg",
 }
-# Tibetan: a syllable ends with a tsheg (U+0F0B, U+0F0C) or a shad (U+0F0D-U+0F12).
-_TIBETAN_SYLLABLE = re.compile("[^\u0f0b-\u0f12\\s]+[\u0f0b-\u0f12]*|[\u0f0b-\u0f12]+")
+# Tibetan: a syllable ends with a tsheg (U+0F0B, U+0F0C); a shad (U+0F0D-U+0F12) is a word of its
+# own, as botok makes punctuation one, so that it ends a sentence (C4) as a period does.
+_TIBETAN_SYLLABLE = re.compile("[^\u0f0b-\u0f12\\s]+[\u0f0b\u0f0c]*|[\u0f0b-\u0f12]+")
 
 
 Spans = Callable[[str], Iterable[tuple[int, int]]]

@@ -240,7 +240,7 @@ SEGMENTED = {
     "ja": ("私は東京に住んでいます。毎日電車に乗ります。", ["私", "は", "東京", "に"]),
     "th": ("ภาษาไทยเป็นภาษาที่สวยงาม", ["ภาษาไทย", "เป็น", "ภาษา", "ที่", "สวยงาม"]),
     "ko": ("한국어는 아름다운 언어입니다.", ["한국어", "는", "아름답", "ㄴ"]),
-    "bo": ("བཀྲ་ཤིས་བདེ་ལེགས། ང་བོད་པ་ཡིན།", ["བཀྲ་", "ཤིས་", "བདེ་", "ལེགས།"]),
+    "bo": ("བཀྲ་ཤིས་བདེ་ལེགས། ང་བོད་པ་ཡིན།", ["བཀྲ་", "ཤིས་", "བདེ་", "ལེགས", "།"]),
 }
 
 
@@ -267,6 +267,23 @@ def test_thai_words_are_pythainlps_as_datatrove_takes_them() -> None:
     expected = [w.strip() for w in word_tokenize(text, engine="newmm-safe") if w.strip()]
     assert "ต่าง ๆ" in expected
     assert split_words(text, "th") == expected
+
+
+@pytest.mark.parametrize(
+    ("language", "sentence"),
+    [
+        ("bo", "ང་བོད་པ་ཡིན། ང་ལྷ་སར་སྡོད་ཀྱི་ཡོད།"),  # the shad
+        # the khan (Khmer is not segmented: a C4 line needs three space-separated phrases)
+        ("km", "ខ្ញុំ ស្រលាញ់ ភាសាខ្មែរ។ យើង ទៅ សាលារៀន។"),
+        ("my", "ကျွန်တော် မြန်မာ စကား ပြောတယ်။ ဒီနေ့ ရာသီဥတု ကောင်းတယ်။"),
+    ],
+)
+def test_sentences_end_at_their_scripts_own_punctuation(language: str, sentence: str) -> None:
+    """Five two-sentence lines: ten C4 sentences, every line ends with a sentence end."""
+    text = "\n".join([sentence] * 5)
+    [row] = quality_signals(pa.array([text]), pa.array([language])).to_pylist()
+    assert row["c4_sentence_count"] == 10
+    assert row["line_punct_fraction"] == 1.0
 
 
 def test_a_chinese_document_counts_its_own_stop_words_and_sentences() -> None:
