@@ -11,20 +11,20 @@ disk); lengths are in code points, as Python's ``len``.
 Word splitting. datatrove splits words with spaCy's blank English tokenizer (``spacy.blank("en")``)
 and drops whitespace tokens. This package re-implements that tokenizer's rules: split on whitespace
 (``str.isspace``) and, in the languages written without spaces between words, where their segmenter
-starts a word (``segment``: jieba, SudachiPy, Kiwi, PyThaiNLP, LaoNLP, the Tibetan tsheg), and a
-segmented text's pieces are its words as they are (the tokenizers datatrove uses for those languages
-apply no affix rules); in each other piece, repeatedly take off one prefix (a punctuation, quote,
-currency or symbol character, a run of dots, ``+`` not before a digit) and one suffix (the same
-characters, ``'s``, a run of dots, a unit or currency after a digit, a period after a digit, a
-lower-case letter, punctuation or two capitals), stopping at one of spaCy's English exceptions
-(``don't`` -> ``do n't``, ``Mr.``, ``e.g.``, emoticons: regenerated here from spaCy 3.8's lists);
-keep a URL or e-mail address whole; otherwise split at infixes (dot runs, ``…``, symbols, ``-``
-between letters, ``,`` between letters, ``.`` between a lower-case and an upper-case letter,
-``:<>=/`` after a letter or digit, ``+-*^`` between digits); finally merge runs of tokens that spell
-an exception with affixes (``)`` ``:`` -> ``):``), as spaCy's special-case matcher does. Letters and
-their case follow spaCy's lists (Latin, some Cyrillic and Greek letters, blocks of scripts without
-case), symbols are Unicode category So. ``bench/parity_quality.py`` compares word lists and signals
-with datatrove's.
+starts a word (``segment``: jieba, SudachiPy, Kiwi, PyThaiNLP, LaoNLP, the Tibetan tsheg, Khmer and
+Burmese syllables), and a segmented text's pieces are its words as they are (the tokenizers
+datatrove uses for those languages apply no affix rules); in each other piece, repeatedly take off
+one prefix (a punctuation, quote, currency or symbol character, a run of dots, ``+`` not before a
+digit) and one suffix (the same characters, ``'s``, a run of dots, a unit or currency after a digit,
+a period after a digit, a lower-case letter, punctuation or two capitals), stopping at one of
+spaCy's English exceptions (``don't`` -> ``do n't``, ``Mr.``, ``e.g.``, emoticons: regenerated here
+from spaCy 3.8's lists); keep a URL or e-mail address whole; otherwise split at infixes (dot runs,
+``…``, symbols, ``-`` between letters, ``,`` between letters, ``.`` between a lower-case and an
+upper-case letter, ``:<>=/`` after a letter or digit, ``+-*^`` between digits); finally merge runs
+of tokens that spell an exception with affixes (``)`` ``:`` -> ``):``), as spaCy's special-case
+matcher does. Letters and their case follow spaCy's lists (Latin, some Cyrillic and Greek letters,
+blocks of scripts without case), symbols are Unicode category So. ``bench/parity_quality.py``
+compares word lists and signals with datatrove's.
 
 Signals (datatrove's definitions; "tokens" are all words, "words" those with a character outside
 datatrove's punctuation set):
@@ -85,7 +85,8 @@ __all__ = [
 # 2: words of Chinese, Japanese, Korean, Thai, Lao and Tibetan are segmented; the stop-word count
 # is a signal, counted with the stop words the model passes.
 # 3: a segmented text's words are its segmenter's words as they are (no affix rules); the
-# Tibetan shad ends a line and a sentence, the Khmer khan a sentence.
+# Tibetan shad ends a line and a sentence, the Khmer khan a sentence; Khmer and Burmese are
+# segmented into syllables.
 DEFINITION = 3
 
 

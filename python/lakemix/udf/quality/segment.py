@@ -2,10 +2,11 @@
 
 The signals split words at whitespace and then by spaCy's English affix rules; that is right for
 most scripts and wrong where whitespace does not separate words (Chinese, Japanese, Thai, Lao,
-Tibetan) or separates phrases of several morphemes (Korean, whose stop words are particles). For
-those languages a segmenter marks where each word starts, and the word splitting breaks there as
-it breaks at a space. The segmenters are the ones FineWeb-2 used through datatrove's word
-tokenizers, where they run offline, so the per-language thresholds measured on their words apply:
+Tibetan, Khmer, Burmese) or separates phrases of several morphemes (Korean, whose stop words are
+particles). For those languages a segmenter marks where each word starts, and the word splitting
+breaks there as it breaks at a space. The segmenters are the ones FineWeb-2 used through datatrove's
+word tokenizers, where they run offline, so the per-language thresholds measured on their words
+apply:
 
 - jieba, precise mode with its HMM (Chinese: zh, wuu, yue), as spaCy's Chinese tokenizer runs it,
   re-implemented in numba on jieba's dictionary (``chinese``: the same words, 15x faster);
@@ -13,12 +14,12 @@ tokenizers, where they run offline, so the per-language thresholds measured on t
 - kiwipiepy (Korean);
 - PyThaiNLP's ``newmm-safe`` (Thai);
 - LaoNLP (Lao);
-- the tsheg rule (Tibetan, Dzongkha): a word ends after each tsheg (U+0F0B) or shad. datatrove
-  uses botok, which downloads a dialect pack at run time; syllables are what botok's words are
-  made of.
-
-Khmer and Burmese are not segmented yet (khmer-nltk and pyidaungsu need scikit-learn or
-fastText stacks): their texts are split at whitespace as before.
+- the tsheg rule (Tibetan, Dzongkha): a word ends after each tsheg (U+0F0B); a shad is a word.
+  datatrove uses botok, which downloads a dialect pack at run time; syllables are what botok's
+  words are made of;
+- orthographic syllables by rule (Khmer: km; Burmese: my; ``syllables``): khmer-nltk's and
+  pyidaungsu's CRF word models cannot be used here (a scikit-learn pickle; fastText at import
+  and no licence), and a syllable is what their words are made of.
 
 A segmenter gets the whole text and gives the spans of its words in order (from the segmenter's
 own offsets, or by finding its words one after the other); ``word_starts`` keeps where each
@@ -46,6 +47,8 @@ SEGMENTERS: dict[str, str] = {
     "lo": "lao",
     "bo": "tsheg",
     "dz": "tsheg",
+    "km": "khmer",
+    "my": "burmese",
 }
 # Tibetan: a syllable ends with a tsheg (U+0F0B, U+0F0C); a shad (U+0F0D-U+0F12) is a word of its
 # own, as botok makes punctuation one, so that it ends a sentence (C4) as a period does.
@@ -113,6 +116,18 @@ def _tsheg() -> Spans:
     return lambda text: ((m.start(), m.end()) for m in _TIBETAN_SYLLABLE.finditer(text))
 
 
+def _khmer() -> Spans:
+    from lakemix.udf.quality.syllables import khmer_syllables
+
+    return khmer_syllables
+
+
+def _burmese() -> Spans:
+    from lakemix.udf.quality.syllables import burmese_syllables
+
+    return burmese_syllables
+
+
 _LOADERS: dict[str, Callable[[], Spans]] = {
     "jieba": _jieba,
     "sudachi": _sudachi,
@@ -120,6 +135,8 @@ _LOADERS: dict[str, Callable[[], Spans]] = {
     "thai": _thai,
     "lao": _lao,
     "tsheg": _tsheg,
+    "khmer": _khmer,
+    "burmese": _burmese,
 }
 
 
