@@ -139,18 +139,27 @@ def sql_command(query: str, version: str | None, limit: int) -> None:
     """Run a read-only SQL QUERY over every table as it was at a version (time travel)."""
     import duckdb
 
+    from lakemix.settings import Settings
     from lakemix.versions.refs import VersionError, connect_at
+    from lakemix.versions.sql import ReadOnlyQueryError, check_read_only, confine
 
+    settings = Settings.from_env()
     try:
-        conn = connect_at(version)
+        conn = connect_at(version, settings=settings)
     except VersionError as exc:
         raise _fail(exc) from None
     try:
+        check_read_only(conn, query)
+        confine(conn, settings)
         result = conn.execute(query)
         header = [d[0] for d in result.description or []]
         rows = result.fetchmany(limit)
+    except ReadOnlyQueryError as exc:
+        raise _fail(exc) from None
     except duckdb.Error as exc:
         raise click.ClickException(f"{type(exc).__name__}: {exc}") from None
+    finally:
+        conn.close()
     table(rows, header, sys.stdout)
 
 
