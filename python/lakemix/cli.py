@@ -44,6 +44,12 @@ def main() -> None:
 @click.option(
     "--progress/--no-progress", default=None, help="Progress bar (default: on a terminal)."
 )
+@click.option(
+    "--follow-symlinks",
+    is_flag=True,
+    help="Read what symlinks in a directory lead to outside the given paths (default: list "
+    "them as not read).",
+)
 def ingest_command(
     paths: tuple[Path, ...],
     source: str,
@@ -53,6 +59,7 @@ def ingest_command(
     url_field: str | None,
     drop_fields: tuple[str, ...],
     progress: bool | None,
+    follow_symlinks: bool,
 ) -> None:
     """Append raw files (JSONL, Parquet, text, OSCAR, HPLT; gzip or zstd) to raw.documents."""
     from lakemix.ingest import IngestInputError, ingest
@@ -68,6 +75,7 @@ def ingest_command(
             url_field=url_field,
             drop_fields=drop_fields,
             progress=progress,
+            follow_symlinks=follow_symlinks,
         )
     except IngestInputError as exc:
         raise click.ClickException(str(exc)) from None
