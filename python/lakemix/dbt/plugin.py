@@ -22,6 +22,7 @@ from dbt.adapters.duckdb.plugins import BasePlugin
 from lakemix import duck
 from lakemix.catalog import catalog as open_catalog
 from lakemix.dbt import cache_key, store, views, watermark
+from lakemix.dbt.csv_text import csv_json
 from lakemix.dbt.texts import TextFunctions
 from lakemix.git import git_state
 from lakemix.settings import Settings, project_root
@@ -117,6 +118,7 @@ class Plugin(BasePlugin):
             "VARCHAR",
             side_effects=True,
         )
+        conn.create_function("lakemix_csv_json", csv_json, ["VARCHAR"], "VARCHAR")
         conn.create_function(
             "lakemix_append_build_stats",
             self._append_build_stats,
