@@ -7,18 +7,18 @@ from pathlib import Path
 
 import click
 
+from lakemix.errors import LakemixError
 from lakemix.ingest.formats import FORMATS
 
 
 class _Commands(click.Group):
-    """Every command: an unreachable catalog is a one-line error (password hidden), not a trace."""
+    """Every command: a lakemix error (bad input, a missing release, an unreachable catalog with
+    its password hidden, ...) is a one-line message and exit status 1, not a trace."""
 
     def invoke(self, ctx: click.Context) -> object:
-        from lakemix.catalog import CatalogUnavailableError
-
         try:
             return super().invoke(ctx)
-        except CatalogUnavailableError as exc:
+        except LakemixError as exc:
             raise click.ClickException(str(exc)) from None
 
 
@@ -62,23 +62,20 @@ def ingest_command(
     follow_symlinks: bool,
 ) -> None:
     """Append raw files (JSONL, Parquet, text, OSCAR, HPLT; gzip or zstd) to raw.documents."""
-    from lakemix.ingest import IngestInputError, ingest
+    from lakemix.ingest import ingest
     from lakemix.report import print_ingest
 
-    try:
-        result = ingest(
-            paths,
-            source=source,
-            fmt=fmt,
-            text_field=text_field,
-            id_field=id_field,
-            url_field=url_field,
-            drop_fields=drop_fields,
-            progress=progress,
-            follow_symlinks=follow_symlinks,
-        )
-    except IngestInputError as exc:
-        raise click.ClickException(str(exc)) from None
+    result = ingest(
+        paths,
+        source=source,
+        fmt=fmt,
+        text_field=text_field,
+        id_field=id_field,
+        url_field=url_field,
+        drop_fields=drop_fields,
+        progress=progress,
+        follow_symlinks=follow_symlinks,
+    )
     print_ingest(result, sys.stdout)
 
 
@@ -98,13 +95,10 @@ def mix_group() -> None:
 def _plan(name: str) -> object:
     from lakemix.mix.lakehouse import available_tokens, mixes_directory
     from lakemix.mix.plan import make_plan
-    from lakemix.mix.spec import MixSpecError, load
+    from lakemix.mix.spec import load
 
-    try:
-        spec = load(name, mixes_directory())
-        return make_plan(spec, available_tokens(spec))
-    except MixSpecError as exc:
-        raise click.ClickException(str(exc)) from None
+    spec = load(name, mixes_directory())
+    return make_plan(spec, available_tokens(spec))
 
 
 @mix_group.command("plan")
@@ -171,28 +165,19 @@ def lineage_command(document_id: str | None, column: str | None, run_dir: Path |
     if sum(x is not None for x in (document_id, column, run_dir)) != 1:
         raise click.UsageError("give a DOCUMENT_ID, --column marts.<table>.<column> or --run DIR")
     if run_dir is not None:
-        from lakemix.loader.runs import RunRecordError, format_run
+        from lakemix.loader.runs import format_run
 
-        try:
-            click.echo(format_run(run_dir))
-        except (RunRecordError, LookupError, RuntimeError) as exc:
-            raise click.ClickException(str(exc)) from None
+        click.echo(format_run(run_dir))
         return
-    from lakemix.lineage import LineageError, column_lineage, format_tree, load_project
+    from lakemix.lineage import column_lineage, format_tree, load_project
 
     if document_id is not None:
         from lakemix.lineage.rows import document_lineage, format_document
 
-        try:
-            click.echo(format_document(document_lineage(document_id)))
-        except LineageError as exc:
-            raise click.ClickException(str(exc)) from None
+        click.echo(format_document(document_lineage(document_id)))
         return
     assert column is not None
-    try:
-        tree = column_lineage(load_project(), column)
-    except LineageError as exc:
-        raise click.ClickException(str(exc)) from None
+    tree = column_lineage(load_project(), column)
     click.echo(format_tree(tree, title=column))
 
 
@@ -203,13 +188,9 @@ def lineage_command(document_id: str | None, column: str | None, run_dir: Path |
 def docs_command(port: int, mix: str | None, serve: bool) -> None:
     """Generate the dbt docs site with column lineage, and serve it until Ctrl-C."""
     from lakemix import docs
-    from lakemix.lineage import LineageError
 
-    try:
-        target = docs.generate(mix=mix)
-        count = docs.annotate(target)
-    except (docs.DocsError, LineageError) as exc:
-        raise click.ClickException(str(exc)) from None
+    target = docs.generate(mix=mix)
+    count = docs.annotate(target)
     click.echo(f"lineage added to {count} mart columns in {target / 'manifest.json'}")
     if not serve:
         return

@@ -11,6 +11,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from lakemix.errors import LakemixError
 from lakemix.lineage import LineageTracer, derivation_markdown, load_project
 from lakemix.lineage.render import DERIVED
 from lakemix.settings import project_root
@@ -18,7 +19,7 @@ from lakemix.settings import project_root
 MARTS = "marts"
 
 
-class DocsError(RuntimeError):
+class DocsError(LakemixError, RuntimeError):
     """The docs site could not be generated."""
 
 

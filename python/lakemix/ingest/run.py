@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lakemix.catalog import catalog as open_catalog
+from lakemix.errors import LakemixError
 from lakemix.iceberg import commit_with_retry, ensure_table
 from lakemix.ingest import formats, schema
 from lakemix.ingest.ledger import LedgerEntry, ingested_files, ledger_properties
@@ -30,7 +31,7 @@ SOURCE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 PROGRESS_EVERY = 512
 
 
-class IngestInputError(ValueError):
+class IngestInputError(LakemixError, ValueError):
     """A path, source name or format that cannot be ingested (nothing was written)."""
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from lakemix.errors import LakemixError
+
 DIALECTS = {"duckdb": "duckdb", "spark": "spark"}
 
 
@@ -148,5 +150,5 @@ def spark_functions() -> set[str]:
     return {row.function.split(".")[-1].lower() for row in session.sql("show functions").collect()}
 
 
-class PortabilityError(RuntimeError):
+class PortabilityError(LakemixError, RuntimeError):
     """A model does not compile or parse for one of the targets."""

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from lakemix import duck
 from lakemix.catalog import catalog as open_catalog
 from lakemix.dbt.views import quote_identifier, scan_sql
+from lakemix.errors import LakemixError
 from lakemix.settings import Settings
 
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 
-class VersionError(LookupError):
+class VersionError(LakemixError, LookupError):
     """A version (tag, snapshot id or timestamp) that a table does not have."""
 
 

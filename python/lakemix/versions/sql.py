@@ -8,6 +8,7 @@ from urllib.parse import urlparse
 from urllib.request import url2pathname
 
 from lakemix.dbt.views import quote_literal
+from lakemix.errors import LakemixError
 
 if TYPE_CHECKING:
     import duckdb
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 READ_KINDS = ("SELECT", "EXPLAIN")
 
 
-class ReadOnlyQueryError(ValueError):
+class ReadOnlyQueryError(LakemixError, ValueError):
     """A query that would write, attach, load or configure something; nothing was run."""
 
 
