@@ -124,7 +124,7 @@ def mix_plan_command(name: str) -> None:
 )
 def mix_build_command(name: str, engine: str) -> None:
     """Write the mix's plan to meta.mix_plans and materialize marts.mix_<name> (dbt build)."""
-    from lakemix.mix.lakehouse import build, write_plan
+    from lakemix.mix.lakehouse import build, build_arguments, write_plan
     from lakemix.mix.plan import MixPlan
     from lakemix.report import print_plan
 
@@ -132,7 +132,12 @@ def mix_build_command(name: str, engine: str) -> None:
     assert isinstance(plan, MixPlan)
     print_plan(plan, sys.stdout)
     write_plan(plan)
-    code = build(plan.spec, engine=engine)
+    if engine == "spark":
+        from lakemix.spark.dbt import run_dbt
+
+        code = run_dbt(build_arguments(plan.spec))
+    else:
+        code = build(plan.spec)
     if code != 0:
         raise click.ClickException(
             f"dbt build of mix {name} failed (exit {code}); the mix is not built"

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 from urllib.request import url2pathname
 
-from lakemix.dbt.views import quote_literal
 from lakemix.errors import LakemixError
+from lakemix.iceberg.views import quote_literal
 
 if TYPE_CHECKING:
     import duckdb
