@@ -34,8 +34,9 @@ services:
 	bash scripts/services.sh
 
 # JupyterLab on the exploration notebook (LAKEMIX_HOME picks the lakehouse; default ./lakehouse).
+# Jupyter refuses to start as root (most containers) unless told: tell it when uid is 0.
 notebook: venv
-	$(BIN)/jupyter lab analyses/explore.ipynb
+	$(BIN)/jupyter lab $$([ "$$(id -u)" = 0 ] && echo --allow-root) analyses/explore.ipynb
 
 pytest: venv services
 	source .services.env && $(BIN)/pytest

@@ -39,10 +39,11 @@ home=$($bin/python -c 'from lakemix import Settings; print(Settings.from_env().h
 cat <<MSG
 
 lakehouse:   $home  (Iceberg catalog $home/catalog.db, data $home/warehouse)
-duckdb:      $home/lakemix.duckdb  (views marts.*, staging.*, raw.* over the Iceberg tables)
 results:     marts.fct_clean_documents, fct_document_rejections, dim_sources, dim_languages,
              dim_duplicate_clusters, mix_demo_temperature(_languages), mix_demo_unimax(_languages)
-             (.venv/bin/lakemix tables; or open $home/lakemix.duckdb with DuckDB)
+             (.venv/bin/lakemix tables)
+query:       .venv/bin/lakemix sql "select language, raw_document_count, clean_document_count from marts.dim_languages order by raw_document_count desc"
+             (read-only SQL over every table; --at TAG for a release)
 release:     $tag (.venv/bin/lakemix show $tag; lakemix lineage <document_id>)
 docs site:   $(pwd)/target/static_index.html  (with column lineage: .venv/bin/lakemix docs --mix demo_unimax)
 report:      $home/reports/quality-current.html  (lakemix report [--tag TAG])

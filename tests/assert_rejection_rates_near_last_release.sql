@@ -48,39 +48,37 @@ released_manifest as (
     where tag = '{{ last }}'
 ),
 
-released_seed_lines as (
-    select unnest(string_split(
-        (manifest -> 'config_files') ->> 'seeds/quality_thresholds.csv', chr(10)
-    )) as line
-    from released_manifest
-),
-
+{#- The seed files as the release recorded them, parsed as CSV (quotes, column names). -#}
 released_thresholds as (
     select
-        string_split(line, ',')[1] as language,
-        string_split(line, ',')[2] as rule,
-        string_split(line, ',')[4] as operator,
-        cast(string_split(line, ',')[5] as double) as threshold,
-        string_split(line, ',')[6] as family
-    from released_seed_lines
-    where trim(line) != '' and not starts_with(line, 'language,')
+        seed_row.language,
+        seed_row.rule,
+        seed_row.operator,
+        cast(seed_row.threshold as double) as threshold,
+        seed_row.family
+    from (
+        select unnest(from_json(
+            lakemix_csv_json((manifest -> 'config_files') ->> 'seeds/quality_thresholds.csv'),
+            '[{"language": "VARCHAR", "rule": "VARCHAR", "operator": "VARCHAR",
+               "threshold": "VARCHAR", "family": "VARCHAR"}]'
+        )) as seed_row
+        from released_manifest
+    )
 ),
 
 {#- A release made before the seed existed recorded none: no calibrated row then. -#}
-released_calibrated_lines as (
-    select unnest(string_split(
-        coalesce((manifest -> 'config_files') ->> 'seeds/calibrated_thresholds.csv', ''), chr(10)
-    )) as line
-    from released_manifest
-),
-
 released_calibrated as (
     select
-        string_split(line, ',')[1] as language,
-        string_split(line, ',')[2] as rule,
-        cast(string_split(line, ',')[3] as double) as threshold
-    from released_calibrated_lines
-    where trim(line) != '' and not starts_with(line, 'language,')
+        seed_row.language,
+        seed_row.rule,
+        cast(seed_row.threshold as double) as threshold
+    from (
+        select unnest(from_json(
+            lakemix_csv_json((manifest -> 'config_files') ->> 'seeds/calibrated_thresholds.csv'),
+            '[{"language": "VARCHAR", "rule": "VARCHAR", "threshold": "VARCHAR"}]'
+        )) as seed_row
+        from released_manifest
+    )
 ),
 
 released_families as (

@@ -32,7 +32,7 @@ quarantine_per_source as (
 sources_joined as (
     select
         coalesce(stage_counts.source_id, quarantine_per_source.source_id) as source_id,
-        coalesce(stage_counts.raw_document_count, 0) as document_count,
+        coalesce(stage_counts.raw_document_count, 0) as raw_document_count,
         coalesce(quarantine_per_source.quarantined_count, 0) as quarantined_count,
         coalesce(stage_counts.rejected_by_rules_count, 0) as rejected_by_rules_count,
         coalesce(stage_counts.removed_duplicate_count, 0) as removed_duplicate_count,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from lakemix.errors import LakemixError
 from lakemix.settings import Settings
 
 if TYPE_CHECKING:
@@ -12,7 +13,7 @@ if TYPE_CHECKING:
 CATALOG_NAME = "lakemix"
 
 
-class CatalogUnavailableError(RuntimeError):
+class CatalogUnavailableError(LakemixError, RuntimeError):
     """The catalog named by ``LAKEMIX_CATALOG_URI`` cannot be opened."""
 
 

@@ -7,18 +7,18 @@ from pathlib import Path
 
 import click
 
+from lakemix.errors import LakemixError
 from lakemix.ingest.formats import FORMATS
 
 
 class _Commands(click.Group):
-    """Every command: an unreachable catalog is a one-line error (password hidden), not a trace."""
+    """Every command: a lakemix error (bad input, a missing release, an unreachable catalog with
+    its password hidden, ...) is a one-line message and exit status 1, not a trace."""
 
     def invoke(self, ctx: click.Context) -> object:
-        from lakemix.catalog import CatalogUnavailableError
-
         try:
             return super().invoke(ctx)
-        except CatalogUnavailableError as exc:
+        except LakemixError as exc:
             raise click.ClickException(str(exc)) from None
 
 
@@ -44,6 +44,12 @@ def main() -> None:
 @click.option(
     "--progress/--no-progress", default=None, help="Progress bar (default: on a terminal)."
 )
+@click.option(
+    "--follow-symlinks",
+    is_flag=True,
+    help="Read what symlinks in a directory lead to outside the given paths (default: list "
+    "them as not read).",
+)
 def ingest_command(
     paths: tuple[Path, ...],
     source: str,
@@ -53,24 +59,23 @@ def ingest_command(
     url_field: str | None,
     drop_fields: tuple[str, ...],
     progress: bool | None,
+    follow_symlinks: bool,
 ) -> None:
     """Append raw files (JSONL, Parquet, text, OSCAR, HPLT; gzip or zstd) to raw.documents."""
-    from lakemix.ingest import IngestInputError, ingest
+    from lakemix.ingest import ingest
     from lakemix.report import print_ingest
 
-    try:
-        result = ingest(
-            paths,
-            source=source,
-            fmt=fmt,
-            text_field=text_field,
-            id_field=id_field,
-            url_field=url_field,
-            drop_fields=drop_fields,
-            progress=progress,
-        )
-    except IngestInputError as exc:
-        raise click.ClickException(str(exc)) from None
+    result = ingest(
+        paths,
+        source=source,
+        fmt=fmt,
+        text_field=text_field,
+        id_field=id_field,
+        url_field=url_field,
+        drop_fields=drop_fields,
+        progress=progress,
+        follow_symlinks=follow_symlinks,
+    )
     print_ingest(result, sys.stdout)
 
 
@@ -90,13 +95,10 @@ def mix_group() -> None:
 def _plan(name: str) -> object:
     from lakemix.mix.lakehouse import available_tokens, mixes_directory
     from lakemix.mix.plan import make_plan
-    from lakemix.mix.spec import MixSpecError, load
+    from lakemix.mix.spec import load
 
-    try:
-        spec = load(name, mixes_directory())
-        return make_plan(spec, available_tokens(spec))
-    except MixSpecError as exc:
-        raise click.ClickException(str(exc)) from None
+    spec = load(name, mixes_directory())
+    return make_plan(spec, available_tokens(spec))
 
 
 @mix_group.command("plan")
@@ -122,7 +124,7 @@ def mix_plan_command(name: str) -> None:
 )
 def mix_build_command(name: str, engine: str) -> None:
     """Write the mix's plan to meta.mix_plans and materialize marts.mix_<name> (dbt build)."""
-    from lakemix.mix.lakehouse import build, write_plan
+    from lakemix.mix.lakehouse import build, build_arguments, write_plan
     from lakemix.mix.plan import MixPlan
     from lakemix.report import print_plan
 
@@ -130,7 +132,12 @@ def mix_build_command(name: str, engine: str) -> None:
     assert isinstance(plan, MixPlan)
     print_plan(plan, sys.stdout)
     write_plan(plan)
-    code = build(plan.spec, engine=engine)
+    if engine == "spark":
+        from lakemix.spark.dbt import run_dbt
+
+        code = run_dbt(build_arguments(plan.spec))
+    else:
+        code = build(plan.spec)
     if code != 0:
         raise click.ClickException(
             f"dbt build of mix {name} failed (exit {code}); the mix is not built"
@@ -163,28 +170,19 @@ def lineage_command(document_id: str | None, column: str | None, run_dir: Path |
     if sum(x is not None for x in (document_id, column, run_dir)) != 1:
         raise click.UsageError("give a DOCUMENT_ID, --column marts.<table>.<column> or --run DIR")
     if run_dir is not None:
-        from lakemix.loader.runs import RunRecordError, format_run
+        from lakemix.loader.runs import format_run
 
-        try:
-            click.echo(format_run(run_dir))
-        except (RunRecordError, LookupError, RuntimeError) as exc:
-            raise click.ClickException(str(exc)) from None
+        click.echo(format_run(run_dir))
         return
-    from lakemix.lineage import LineageError, column_lineage, format_tree, load_project
+    from lakemix.lineage import column_lineage, format_tree, load_project
 
     if document_id is not None:
         from lakemix.lineage.rows import document_lineage, format_document
 
-        try:
-            click.echo(format_document(document_lineage(document_id)))
-        except LineageError as exc:
-            raise click.ClickException(str(exc)) from None
+        click.echo(format_document(document_lineage(document_id)))
         return
     assert column is not None
-    try:
-        tree = column_lineage(load_project(), column)
-    except LineageError as exc:
-        raise click.ClickException(str(exc)) from None
+    tree = column_lineage(load_project(), column)
     click.echo(format_tree(tree, title=column))
 
 
@@ -195,13 +193,9 @@ def lineage_command(document_id: str | None, column: str | None, run_dir: Path |
 def docs_command(port: int, mix: str | None, serve: bool) -> None:
     """Generate the dbt docs site with column lineage, and serve it until Ctrl-C."""
     from lakemix import docs
-    from lakemix.lineage import LineageError
 
-    try:
-        target = docs.generate(mix=mix)
-        count = docs.annotate(target)
-    except (docs.DocsError, LineageError) as exc:
-        raise click.ClickException(str(exc)) from None
+    target = docs.generate(mix=mix)
+    count = docs.annotate(target)
     click.echo(f"lineage added to {count} mart columns in {target / 'manifest.json'}")
     if not serve:
         return

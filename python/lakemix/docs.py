@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import functools
 import json
-import os
-import subprocess
-import sys
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from lakemix.dbt.runner import run_dbt
+from lakemix.errors import LakemixError
 from lakemix.lineage import LineageTracer, derivation_markdown, load_project
 from lakemix.lineage.render import DERIVED
 from lakemix.settings import project_root
@@ -18,7 +17,7 @@ from lakemix.settings import project_root
 MARTS = "marts"
 
 
-class DocsError(RuntimeError):
+class DocsError(LakemixError, RuntimeError):
     """The docs site could not be generated."""
 
 
@@ -35,10 +34,10 @@ def generate(*, mix: str | None = None, root: Path | None = None) -> Path:
     from lakemix.settings import target_path
 
     root = root or project_root() or Path.cwd()
-    cmd = [str(Path(sys.executable).with_name("dbt")), "docs", "generate"]
+    args = ["docs", "generate"]
     if mix is not None:
-        cmd += ["--vars", json.dumps({"lakemix_mix": mix})]
-    code = subprocess.run(cmd, cwd=root, env=dict(os.environ), check=False).returncode
+        args += ["--vars", json.dumps({"lakemix_mix": mix})]
+    code = run_dbt(args, cwd=root).returncode
     if code != 0:
         raise DocsError(f"`dbt docs generate` failed (exit {code}); see its output above")
     return target_path(root)

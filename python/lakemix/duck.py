@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lakemix.errors import LakemixError
 from lakemix.settings import Settings
 
 if TYPE_CHECKING:
@@ -17,6 +18,10 @@ if TYPE_CHECKING:
 EXTENSIONS = ("avro", "fts", "iceberg")
 
 
+class ExtensionNotFoundError(LakemixError, FileNotFoundError):
+    """A DuckDB extension whose pip package is not installed for this DuckDB version."""
+
+
 def extension_file(name: str) -> Path:
     """Path of the extension binary shipped by ``duckdb-extension-<name>``."""
     import duckdb
@@ -25,7 +30,7 @@ def extension_file(name: str) -> Path:
     root = Path(module.__file__ or "").parent / "extensions"
     path = root / f"v{duckdb.__version__}" / f"{name}.duckdb_extension"
     if not path.is_file():
-        raise FileNotFoundError(
+        raise ExtensionNotFoundError(
             f"DuckDB extension {name!r} for DuckDB {duckdb.__version__} not found at {path}; "
             f"install duckdb-extension-{name}=={duckdb.__version__}"
         )

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from lakemix import duck
+from lakemix.errors import LakemixError
 from lakemix.settings import Settings
 
 # Built by models/search/search_documents.sql and macros/create_search_index.sql.
@@ -29,8 +30,12 @@ COLUMNS = (
 )
 
 
-class SearchError(RuntimeError):
+class SearchError(LakemixError, RuntimeError):
     """The search index is missing or cannot be read."""
+
+
+class SearchQueryError(SearchError, ValueError):
+    """An empty query or a limit below 1."""
 
 
 @dataclass(frozen=True)
@@ -101,15 +106,15 @@ def search(
         settings: Lakehouse settings; read from the environment when omitted.
 
     Raises:
-        ValueError: An empty query or a limit below 1.
+        SearchQueryError: An empty query or a limit below 1 (a ``ValueError``).
         SearchError: No index yet (run ``dbt build``), or the database is locked by dbt.
     """
     import duckdb
 
     if not query.strip():
-        raise ValueError("the search query is empty: give at least one word")
+        raise SearchQueryError("the search query is empty: give at least one word")
     if limit < 1:
-        raise ValueError(f"limit must be at least 1, got {limit}")
+        raise SearchQueryError(f"limit must be at least 1, got {limit}")
     settings = settings or Settings.from_env()
     if not settings.duckdb_path.is_file():
         raise SearchError(f"no dbt build yet ({settings.duckdb_path} does not exist)")

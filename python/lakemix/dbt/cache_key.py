@@ -17,13 +17,15 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from lakemix.errors import LakemixError
+
 if TYPE_CHECKING:
     from pyiceberg.table import Table
 
 PROPERTY = "lakemix.cache_key"
 
 
-class CacheKeyError(ValueError):
+class CacheKeyError(LakemixError, ValueError):
     """An incremental run's settings differ from those of the rows already stored."""
 
 

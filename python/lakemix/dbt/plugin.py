@@ -21,9 +21,12 @@ from dbt.adapters.duckdb.plugins import BasePlugin
 
 from lakemix import duck
 from lakemix.catalog import catalog as open_catalog
-from lakemix.dbt import cache_key, store, views, watermark
+from lakemix.dbt import cache_key, store, watermark
+from lakemix.dbt.csv_text import csv_json
 from lakemix.dbt.texts import TextFunctions
 from lakemix.git import git_state
+from lakemix.iceberg import views
+from lakemix.iceberg.snapshots import scan_at
 from lakemix.settings import Settings, project_root
 from lakemix.text_store import TextStore, store_path
 from lakemix.udf import register_all
@@ -117,6 +120,7 @@ class Plugin(BasePlugin):
             "VARCHAR",
             side_effects=True,
         )
+        conn.create_function("lakemix_csv_json", csv_json, ["VARCHAR"], "VARCHAR")
         conn.create_function(
             "lakemix_append_build_stats",
             self._append_build_stats,
@@ -132,8 +136,6 @@ class Plugin(BasePlugin):
 
     def _scan_at(self, identifier: str, version: str) -> str:
         """``iceberg_scan(...)`` of a table at a tag, snapshot id or timestamp (macro ``at``)."""
-        from lakemix.versions.refs import scan_at
-
         return scan_at(self.catalog.load_table(identifier), version)
 
     def _rows_since(self, source: str, target: str, incremental: bool) -> str:
@@ -195,7 +197,7 @@ class Plugin(BasePlugin):
 
     def _append_build_stats(self, invocation_id: str, rows_json: str) -> int:
         """Append a build's statistics to meta.build_stats (macro ``record_build_stats``)."""
-        from lakemix.quality.stats import append_build_stats
+        from lakemix.dbt.build_stats import append_build_stats
 
         return append_build_stats(self.catalog, invocation_id, rows_json)
 

@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from lakemix.dbt.watermark import PROPERTY_PREFIX
+from lakemix.errors import LakemixError
 from lakemix.iceberg import commit_with_retry, ensure_namespace, local_path
 
 if TYPE_CHECKING:
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from pyiceberg.table import Table
 
 
-class StoreError(RuntimeError):
+class StoreError(LakemixError, RuntimeError):
     """A model's output cannot be stored as an Iceberg table."""
 
 

@@ -7,6 +7,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
+from lakemix.errors import LakemixError
+
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
     from pyiceberg.table import Table
@@ -14,7 +16,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-class CommitConflictError(RuntimeError):
+class CommitConflictError(LakemixError, RuntimeError):
     """Every retry of a commit lost to a concurrent writer."""
 
 

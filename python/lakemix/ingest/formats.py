@@ -12,6 +12,7 @@ from pathlib import Path
 
 import orjson
 
+from lakemix.errors import LakemixError
 from lakemix.ingest import mapping as mappings
 from lakemix.ingest.mapping import FieldMapping
 from lakemix.ingest.records import Document, Rejected, decode_utf8, excerpt
@@ -32,7 +33,7 @@ DEFAULT_MAX_RECORD_BYTES = 64 << 20
 Item = Document | Rejected
 
 
-class UnknownFormatError(ValueError):
+class UnknownFormatError(LakemixError, ValueError):
     """A format name, or a file whose format cannot be told from its name."""
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lakemix.catalog import catalog as open_catalog
+from lakemix.errors import LakemixError
 from lakemix.iceberg import commit_with_retry, ensure_table
 from lakemix.ingest import formats, schema
 from lakemix.ingest.ledger import LedgerEntry, ingested_files, ledger_properties
@@ -30,7 +31,7 @@ SOURCE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 PROGRESS_EVERY = 512
 
 
-class IngestInputError(ValueError):
+class IngestInputError(LakemixError, ValueError):
     """A path, source name or format that cannot be ingested (nothing was written)."""
 
 
@@ -84,10 +85,16 @@ def validate_source(source: str) -> str:
 
 
 def expand_paths(
-    paths: Sequence[str | Path], fmt: str, skipped: list[Path] | None = None
+    paths: Sequence[str | Path],
+    fmt: str,
+    skipped: list[tuple[Path, str]] | None = None,
+    *,
+    follow_symlinks: bool = False,
 ) -> list[tuple[Path, str]]:
     """Files to read, with their concrete format. Directories are walked (sorted, no hidden
-    files); documentation files found there (README, SOURCE.txt, ...) are added to ``skipped``.
+    files). Added to ``skipped`` with the reason, not read: documentation files found there
+    (README, SOURCE.txt, ...), and symlinks whose target lies outside the given paths (a link
+    to ``/etc/passwd`` in an input folder), unless ``follow_symlinks``.
 
     Raises:
         IngestInputError: a path does not exist, a directory holds no file of the format, or a
@@ -108,12 +115,18 @@ def expand_paths(
         raise IngestInputError("no such file or directory: " + ", ".join([*absent, *broken]))
     found: list[tuple[Path, str]] = []
     seen: set[Path] = set()
+    roots = tuple(Path(p).resolve() for p in paths)
+    outside: list[tuple[Path, str]] = []
     for given in map(Path, paths):
         if given.is_dir():
-            walked = sorted(_walk(given))
+            walked = sorted(_walk(given, roots, follow_symlinks=follow_symlinks, outside=outside))
             files = [p for p in walked if formats.accepts(p, fmt)]
             if skipped is not None:
-                skipped.extend(p for p in walked if formats.is_documentation(p))
+                skipped.extend(
+                    (p.resolve(), "documentation file")
+                    for p in walked
+                    if formats.is_documentation(p)
+                )
             if not files:
                 raise IngestInputError(f"{given}: no files of format {fmt!r} in this directory")
         elif given.is_file():
@@ -129,14 +142,50 @@ def expand_paths(
                 found.append((resolved, formats.detect_format(path, fmt)))
             except formats.UnknownFormatError as exc:
                 raise IngestInputError(str(exc)) from None
+    if skipped is not None:
+        skipped.extend(outside)
     return found
 
 
-def _walk(root: Path) -> Iterator[Path]:
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+def _is_inside(path: Path, roots: Sequence[Path]) -> bool:
+    return any(path == root or path.is_relative_to(root) for root in roots)
+
+
+def _walk(
+    root: Path,
+    roots: Sequence[Path],
+    *,
+    follow_symlinks: bool,
+    outside: list[tuple[Path, str]],
+) -> Iterator[Path]:
+    """Files below ``root``, hidden ones left out. A symlink whose target lies outside
+    ``roots`` is listed in ``outside`` and not followed, unless ``follow_symlinks``."""
+    way_out = "outside the given paths; --follow-symlinks reads it"
+    walked: set[Path] = set()
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=follow_symlinks):
+        real = Path(dirpath).resolve()
+        if real in walked:  # a link loop, or a folder reached twice through links
+            dirnames[:] = []
+            continue
+        walked.add(real)
+        kept = []
+        for name in dirnames:
+            path = Path(dirpath) / name
+            if name.startswith("."):
+                continue
+            if path.is_symlink() and not follow_symlinks:
+                # Not walked: a link inside the roots leads to a folder walked where it lies.
+                if not _is_inside(path.resolve(), roots):
+                    outside.append((path.absolute(), f"link to folder {path.resolve()}, {way_out}"))
+                continue
+            kept.append(name)
+        dirnames[:] = kept
         for name in filenames:
             path = Path(dirpath) / name
+            if path.is_symlink() and not follow_symlinks and not _is_inside(path.resolve(), roots):
+                if path.exists():
+                    outside.append((path.absolute(), f"link to {path.resolve()}, {way_out}"))
+                continue
             if path.is_file():
                 yield path
 
@@ -183,6 +232,7 @@ def ingest(
     max_record_bytes: int = formats.DEFAULT_MAX_RECORD_BYTES,
     settings: Settings | None = None,
     progress: bool | None = None,
+    follow_symlinks: bool = False,
 ) -> IngestResult:
     """Append the documents in ``paths`` to ``raw.documents``; bad records to ``raw.quarantine``.
 
@@ -202,13 +252,15 @@ def ingest(
         max_record_bytes: Records longer than this are quarantined, never loaded whole.
         settings: Lakehouse settings; read from the environment when omitted.
         progress: Show a progress bar (default: when stderr is a terminal).
+        follow_symlinks: Read files that symlinks in a walked directory lead to outside the
+            given paths (by default they are listed as not read).
 
     Raises:
         IngestInputError: bad source, format or path; raised before anything is written.
     """
     validate_source(source)
-    documentation: list[Path] = []
-    files = expand_paths(paths, fmt, documentation)
+    not_read: list[tuple[Path, str]] = []
+    files = expand_paths(paths, fmt, not_read, follow_symlinks=follow_symlinks)
     overrides = {"text": text_field, "id": id_field, "url": url_field, "drop": tuple(drop_fields)}
     cat = open_catalog(settings)
     documents = ensure_table(cat, schema.DOCUMENTS, schema.DOCUMENTS_SCHEMA)
@@ -219,14 +271,8 @@ def ingest(
     ingest_id = uuid.uuid4().hex
     result = IngestResult(ingest_id=ingest_id, source=source)
     result.files.extend(
-        FileResult(
-            path=str(p.resolve()),
-            sha256="",
-            format="",
-            status="not read",
-            note="documentation file",
-        )
-        for p in documentation
+        FileResult(path=str(p), sha256="", format="", status="not read", note=reason)
+        for p, reason in not_read
     )
     ingested_at = datetime.now(UTC)
     doc_files: dict[str, list[str]] = {}

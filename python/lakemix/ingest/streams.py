@@ -10,13 +10,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
+from lakemix.errors import LakemixError
+
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 BUFFER_BYTES = 1 << 20
 CHUNK_BYTES = 64 << 10  # compressed bytes decoded at a time
 
 
-class TruncatedStreamError(Exception):
+class TruncatedStreamError(LakemixError):
     """A compressed stream ended before its end-of-stream marker."""
 
 

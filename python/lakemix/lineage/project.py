@@ -7,12 +7,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lakemix.errors import LakemixError
 from lakemix.settings import target_path
 
 KINDS = ("model", "seed", "snapshot", "source")
 
 
-class LineageError(ValueError):
+class LineageError(LakemixError, ValueError):
     """Lineage cannot be computed; the message names what is missing and the way out."""
 
 

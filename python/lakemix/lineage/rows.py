@@ -73,6 +73,15 @@ def document_lineage(document_id: str, *, settings: Settings | None = None) -> d
     settings = settings or Settings.from_env()
     catalog = open_catalog(settings)
     conn = connect_at(None, settings=settings, catalog=catalog)
+    try:
+        return _lineage(conn, catalog, settings, document_id)
+    finally:
+        conn.close()
+
+
+def _lineage(
+    conn: duckdb.DuckDBPyConnection, catalog: Catalog, settings: Settings, document_id: str
+) -> dict[str, Any]:
     raw = _one(conn, f"select {RAW_COLUMNS} from raw.documents where document_id = ?", document_id)
     if raw is None:
         raise LineageError(f"no raw document has id {document_id!r}")
@@ -113,7 +122,6 @@ def document_lineage(document_id: str, *, settings: Settings | None = None) -> d
         )
         if member:
             found["releases"].append({"tag": manifest["tag"], "mix": manifest["mix"], **member})
-    conn.close()
     return found
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import orjson
 
+from lakemix.errors import LakemixError
 from lakemix.loader.order import epoch_order
 from lakemix.loader.reader import TokenStore
 from lakemix.loader.schedule import Schedule
@@ -25,7 +26,7 @@ from lakemix.settings import Settings
 RUN_RECORD = "run.json"
 
 
-class RunRecordError(ValueError):
+class RunRecordError(LakemixError, ValueError):
     """A folder without a readable run record."""
 
 

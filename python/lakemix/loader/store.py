@@ -159,7 +159,7 @@ def _batches(
     import ibis
 
     from lakemix.catalog import catalog
-    from lakemix.dbt.views import scan_sql
+    from lakemix.iceberg.views import scan_sql
 
     mix_table = f"marts.mix_{manifest['mix']}"
     snapshots = manifest["snapshots"]

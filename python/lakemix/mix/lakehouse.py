@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import warnings
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,6 +10,7 @@ import pyarrow as pa
 
 from lakemix import duck
 from lakemix.catalog import catalog as open_catalog
+from lakemix.dbt.runner import run_dbt
 from lakemix.mix.plan import MixPlan
 from lakemix.mix.spec import MixSpec, MixSpecError
 from lakemix.settings import Settings, project_root
@@ -125,14 +123,10 @@ def write_plan(plan: MixPlan, settings: Settings | None = None) -> None:
         tx.append(pa.Table.from_pylist(rows, schema=schema))
 
 
-def build(spec: MixSpec, *, engine: str = "duckdb") -> int:
-    """Materialize marts.mix_<name> and its summary with dbt (tests included); dbt's exit code.
-
-    Args:
-        spec: The mix.
-        engine: ``duckdb``, or ``spark`` (dbt's spark target, in this process).
-    """
-    arguments = [
+def build_arguments(spec: MixSpec) -> list[str]:
+    """dbt's arguments that materialize marts.mix_<name> and its summary (tests included), on
+    whichever engine runs them."""
+    return [
         "build",
         "--select",
         "stg_meta__mix_plans+",
@@ -141,13 +135,11 @@ def build(spec: MixSpec, *, engine: str = "duckdb") -> int:
         "--vars",
         f"{{lakemix_mix: {spec.name}}}",
     ]
-    if engine == "spark":
-        from lakemix.spark.dbt import run_dbt
 
-        return run_dbt(arguments)
-    if engine != "duckdb":
-        raise ValueError(f"engine must be duckdb or spark, got {engine!r}")
-    cmd = [str(Path(sys.executable).with_name("dbt")), *arguments]
-    return subprocess.run(
-        cmd, cwd=project_root() or Path.cwd(), env=dict(os.environ), check=False
-    ).returncode
+
+def build(spec: MixSpec) -> int:
+    """Materialize marts.mix_<name> and its summary with dbt on DuckDB; dbt's exit code.
+
+    (On Spark: ``lakemix.spark.dbt.run_dbt(build_arguments(spec))``; the command line chooses.)
+    """
+    return run_dbt(build_arguments(spec), cwd=project_root() or Path.cwd()).returncode

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lakemix.errors import LakemixError
+
 NAME = re.compile(r"[a-z][a-z0-9_]{0,47}")
 LANGUAGE = re.compile(r"[a-z]{2,3}(_[A-Za-z]{4})?|und")
 STRATEGIES = ("temperature", "unimax", "explicit")
@@ -26,7 +28,7 @@ KEYS = {
 TOKENIZERS = ("cl100k", "o200k", "llama3", "qwen3")
 
 
-class MixSpecError(ValueError):
+class MixSpecError(LakemixError, ValueError):
     """A mix file that cannot be used; the message names the file and the field."""
 
 

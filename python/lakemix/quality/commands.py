@@ -28,19 +28,16 @@ def search_command(
     limit: int,
 ) -> None:
     """Full-text search (BM25) over the documents, with scores and lineage."""
-    from lakemix.search import SearchError, search
+    from lakemix.search import search
 
-    try:
-        hits = search(
-            query,
-            language=language,
-            source=source,
-            min_score=min_score,
-            include_rejected=include_rejected,
-            limit=limit,
-        )
-    except (SearchError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from None
+    hits = search(
+        query,
+        language=language,
+        source=source,
+        min_score=min_score,
+        include_rejected=include_rejected,
+        limit=limit,
+    )
     if not hits:
         click.echo(f"no document matches {query!r}")
         return
@@ -63,13 +60,8 @@ def search_command(
 def report_command(tag: str | None, output: Path | None) -> None:
     """Write the quality report: one static HTML file with plots and the numbers behind them."""
     from lakemix.quality import write_report
-    from lakemix.versions.refs import VersionError
-    from lakemix.versions.release import ReleaseError
 
-    try:
-        result = write_report(output, tag=tag)
-    except (ReleaseError, VersionError, FileNotFoundError) as exc:
-        raise click.ClickException(str(exc)) from None
+    result = write_report(output, tag=tag)
     click.echo(f"wrote {result.path} ({result.size_bytes / 1e3:,.0f} kB) in {result.seconds:.1f} s")
 
 
@@ -128,24 +120,20 @@ def calibrate_command(
     """
     from lakemix.quality.calibrate import calibrate_reference, write_calibration
     from lakemix.quality.calibration_report import format_calibration, format_changes
-    from lakemix.quality.project_seeds import CalibrationError
-    from lakemix.quality.reference import LineSelection, ReferenceError
+    from lakemix.quality.reference import LineSelection
 
-    try:
-        calibration = calibrate_reference(
-            reference,
-            language=language,
-            percentile=percentile,
-            sentences=sentences,
-            lines=cast("LineSelection", lines),  # one of click.Choice's values
-            packings=packings,
-        )
-        click.echo(format_calibration(calibration))
-        if write:
-            changes = write_calibration(calibration)
-            click.echo("\n" + format_changes(calibration, changes))
-    except (CalibrationError, ReferenceError) as exc:
-        raise click.ClickException(str(exc)) from None
+    calibration = calibrate_reference(
+        reference,
+        language=language,
+        percentile=percentile,
+        sentences=sentences,
+        lines=cast("LineSelection", lines),  # one of click.Choice's values
+        packings=packings,
+    )
+    click.echo(format_calibration(calibration))
+    if write:
+        changes = write_calibration(calibration)
+        click.echo("\n" + format_changes(calibration, changes))
 
 
 @click.group("review")
@@ -168,14 +156,9 @@ def review_sample_command(size: int, seed: int, output: Path | None) -> None:
     from lakemix.settings import Settings
 
     settings = Settings.from_env()
-    try:
-        conn = open_session(None, settings=settings)
-    except FileNotFoundError as exc:
-        raise click.ClickException(str(exc)) from None
+    conn = open_session(None, settings=settings)
     try:
         rows = review.sample(conn, n=size, seed=seed)
-    except review.ReviewError as exc:
-        raise click.ClickException(str(exc)) from None
     finally:
         conn.close()
     path = output or review.default_sample_path(settings, seed)
@@ -213,10 +196,7 @@ def review_label_command(csv_path: Path | None, sample_path: Path | None, review
 
     settings = Settings.from_env()
     if csv_path is not None:
-        try:
-            verdicts = review.read_verdicts(csv_path, reviewer=reviewer)
-        except review.ReviewError as exc:
-            raise click.ClickException(str(exc)) from None
+        verdicts = review.read_verdicts(csv_path, reviewer=reviewer)
     else:
         verdicts = _prompt_verdicts(
             sample_path or review.default_sample_path(settings, 0), reviewer

@@ -12,6 +12,7 @@ import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
+from lakemix.errors import LakemixError
 from lakemix.settings import project_root
 
 SEEDS = "seeds"
@@ -22,7 +23,7 @@ CALIBRATED_THRESHOLDS = "calibrated_thresholds.csv"
 DEFAULT_LANGUAGE = "*"
 
 
-class CalibrationError(ValueError):
+class CalibrationError(LakemixError, ValueError):
     """A calibration that cannot run: no project, an unknown language, a bad setting."""
 
 

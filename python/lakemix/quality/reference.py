@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from lakemix.errors import LakemixError
+
 LineSelection = Literal["all", "even", "odd"]
 LINE_SELECTIONS: tuple[LineSelection, ...] = ("all", "even", "odd")
 DOCUMENT_CHARS = (500, 2000)
@@ -35,7 +37,7 @@ _SUFFIXES = (".txt", ".jsonl", ".jsonl.gz")
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
 
 
-class ReferenceError(ValueError):
+class ReferenceError(LakemixError, ValueError):
     """A reference that cannot be read: a missing path, no documents, a bad record."""
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from lakemix.errors import LakemixError
 from lakemix.iceberg import commit_with_retry, ensure_table
 from lakemix.settings import Settings
 
@@ -45,7 +46,7 @@ VERDICT_SCHEMA = pa.schema(
 )
 
 
-class ReviewError(ValueError):
+class ReviewError(LakemixError, ValueError):
     """A bad sample size, verdict or review file."""
 
 

@@ -5,12 +5,17 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING
 
+from lakemix.errors import LakemixError
 from lakemix.settings import Settings
 
 if TYPE_CHECKING:
     import duckdb
 
 THRESHOLDS_SEED = "seeds/quality_thresholds.csv"
+
+
+class NoBuildError(LakemixError, FileNotFoundError):
+    """The lakehouse has no dbt build to read yet."""
 
 
 def open_session(tag: str | None, *, settings: Settings) -> duckdb.DuckDBPyConnection:
@@ -21,7 +26,7 @@ def open_session(tag: str | None, *, settings: Settings) -> duckdb.DuckDBPyConne
 
     Raises:
         ReleaseError: No release ``tag``.
-        FileNotFoundError: No dbt build yet.
+        NoBuildError: No dbt build yet (a ``FileNotFoundError``).
     """
     import pyarrow.csv
 
@@ -30,7 +35,7 @@ def open_session(tag: str | None, *, settings: Settings) -> duckdb.DuckDBPyConne
 
     manifest = get_release(tag, settings) if tag is not None else None
     if manifest is None and not settings.duckdb_path.is_file():
-        raise FileNotFoundError(f"no dbt build yet ({settings.duckdb_path} does not exist)")
+        raise NoBuildError(f"no dbt build yet ({settings.duckdb_path} does not exist)")
     # Tables the release did not tag (those its mix does not read, such as
     # fct_document_rejections) are shown at the snapshot current when it was released.
     released_at = manifest["released_at"] if manifest is not None else None

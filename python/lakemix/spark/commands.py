@@ -23,15 +23,10 @@ def dbt_command(dbt_args: tuple[str, ...]) -> None:
     Example: lakemix spark dbt build --select +fct_clean_documents
     """
     from lakemix.spark.dbt import run_dbt
-    from lakemix.spark.runtime import SparkRuntimeError
 
     if not dbt_args:
         raise click.UsageError("name a dbt command, e.g. `lakemix spark dbt build`")
-    try:
-        code = run_dbt(dbt_args)
-    except (SparkRuntimeError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from None
-    sys.exit(code)
+    sys.exit(run_dbt(dbt_args))
 
 
 @spark_group.command("check", context_settings={"ignore_unknown_options": True})
@@ -42,13 +37,9 @@ def check_command(target_root: Path, dbt_args: tuple[str, ...]) -> None:
 
     Example: lakemix spark check --vars '{lakemix_mix: demo_unimax}'
     """
-    from lakemix.spark.portability import PortabilityError, check_project
-    from lakemix.spark.runtime import SparkRuntimeError
+    from lakemix.spark.portability import check_project
 
-    try:
-        counts = check_project(target_root, dbt_args=list(dbt_args))
-    except (PortabilityError, SparkRuntimeError) as exc:
-        raise click.ClickException(str(exc)) from None
+    counts = check_project(target_root, dbt_args=list(dbt_args))
     for target, count in counts.items():
         click.echo(f"{target}: {count} compiled queries parse as {target} SQL")
 
@@ -56,10 +47,7 @@ def check_command(target_root: Path, dbt_args: tuple[str, ...]) -> None:
 @spark_group.command("runtime")
 def runtime_command() -> None:
     """Assemble (once) and print the jars of the offline Iceberg Spark runtime."""
-    from lakemix.spark.runtime import SparkRuntimeError, iceberg_runtime_jars
+    from lakemix.spark.runtime import iceberg_runtime_jars
 
-    try:
-        for path in iceberg_runtime_jars():
-            click.echo(path)
-    except SparkRuntimeError as exc:
-        raise click.ClickException(str(exc)) from None
+    for path in iceberg_runtime_jars():
+        click.echo(path)

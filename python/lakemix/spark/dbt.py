@@ -9,7 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from lakemix.errors import LakemixError
 from lakemix.settings import Settings, project_root
+
+
+class SparkDbtArgumentError(LakemixError, ValueError):
+    """dbt arguments that ``lakemix spark dbt`` sets itself."""
 
 
 def run_dbt(args: Sequence[str], *, settings: Settings | None = None) -> int:
@@ -20,7 +25,7 @@ def run_dbt(args: Sequence[str], *, settings: Settings | None = None) -> int:
 
     arguments = list(args)
     if "--target" in arguments or "-t" in arguments:
-        raise ValueError("lakemix spark dbt sets --target spark itself; drop --target")
+        raise SparkDbtArgumentError("lakemix spark dbt sets --target spark itself; drop --target")
     root = project_root()
     if root is not None and "--project-dir" not in arguments:
         arguments += ["--project-dir", str(root), "--profiles-dir", str(root)]

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from lakemix.errors import LakemixError
+
 DIALECTS = {"duckdb": "duckdb", "spark": "spark"}
 
 
@@ -86,10 +88,7 @@ def check_project(target_root: Path, *, dbt_args: list[str] | None = None) -> di
     Raises:
         PortabilityError: A compile failed or a query does not parse (each one named).
     """
-    import os
-    import subprocess
-    import sys
-
+    from lakemix.dbt import runner
     from lakemix.settings import project_root
     from lakemix.spark.dbt import run_dbt
 
@@ -101,9 +100,8 @@ def check_project(target_root: Path, *, dbt_args: list[str] | None = None) -> di
         path = target_root / target
         args = ["compile", "--target-path", str(path), *extra]
         if target == "duckdb":
-            dbt = str(Path(sys.executable).with_name("dbt"))
-            cmd = [dbt, *args, "--project-dir", str(root), "--profiles-dir", str(root)]
-            code = subprocess.run(cmd, env=dict(os.environ), check=False).returncode
+            where = ["--project-dir", str(root), "--profiles-dir", str(root)]
+            code = runner.run_dbt([*args, *where]).returncode
         else:
             code = run_dbt(args)
             functions["spark"] = spark_functions()
@@ -148,5 +146,5 @@ def spark_functions() -> set[str]:
     return {row.function.split(".")[-1].lower() for row in session.sql("show functions").collect()}
 
 
-class PortabilityError(RuntimeError):
+class PortabilityError(LakemixError, RuntimeError):
     """A model does not compile or parse for one of the targets."""

@@ -18,6 +18,8 @@ import struct
 import zipfile
 from pathlib import Path
 
+from lakemix.errors import LakemixError
+
 ICEBERG_PACKAGE = "snowpark-connect-deps-iceberg"
 JACKSON_PACKAGE = "snowpark-connect-deps-2"
 RUNTIME_JAR = "iceberg-spark-runtime-3.5_2.12-1.10.2.jar"
@@ -30,7 +32,7 @@ JDBC_DRIVERS = {
 DEBIAN_PACKAGES = {"sqlite": "libxerial-sqlite-jdbc-java", "postgresql": "libpostgresql-jdbc-java"}
 
 
-class SparkRuntimeError(RuntimeError):
+class SparkRuntimeError(LakemixError, RuntimeError):
     """A part of the Spark runtime is missing; the message says how to install it."""
 
 

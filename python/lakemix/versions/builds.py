@@ -10,12 +10,13 @@ import orjson
 import yaml
 
 from lakemix import duck
+from lakemix.errors import LakemixError
 from lakemix.settings import Settings, target_path
 
 MIX_MODELS = ("model.lakemix.mix_documents", "model.lakemix.mix_languages")
 
 
-class BuildStateError(RuntimeError):
+class BuildStateError(LakemixError, RuntimeError):
     """The project has not been built, or its last build did not pass."""
 
 

@@ -9,23 +9,15 @@ import click
 from lakemix.report import table
 
 
-def _fail(exc: Exception) -> click.ClickException:
-    return click.ClickException(str(exc))
-
-
 @click.command("release")
 @click.argument("mix")
 @click.option("--tag", required=True, help="Name of the release (letters, digits, . _ -).")
 def release_command(mix: str, tag: str) -> None:
     """Tag every table MIX depends on and record its manifest (needs a passing dbt build)."""
     from lakemix.settings import Settings
-    from lakemix.versions.builds import BuildStateError
-    from lakemix.versions.release import ReleaseError, release, releases_directory
+    from lakemix.versions.release import release, releases_directory
 
-    try:
-        manifest = release(mix, tag)
-    except (ReleaseError, BuildStateError) as exc:
-        raise _fail(exc) from None
+    manifest = release(mix, tag)
     click.echo(
         f"released {mix} as {tag}: {len(manifest['snapshots'])} tables tagged, "
         f"checksum {manifest['checksum']}"
@@ -59,12 +51,9 @@ def versions_command() -> None:
 @click.argument("tag")
 def show_command(tag: str) -> None:
     """Print the manifest of release TAG: snapshots, config, versions, tokens per language."""
-    from lakemix.versions.release import ReleaseError, get_release
+    from lakemix.versions.release import get_release
 
-    try:
-        m = get_release(tag)
-    except ReleaseError as exc:
-        raise _fail(exc) from None
+    m = get_release(tag)
     click.echo(f"release {m['tag']} of mix {m['mix']}, {m['released_at']}")
     click.echo(f"checksum {m['checksum']}; config {m['config_hash'][:16]}")
     click.echo(f"git {m['git']['commit']}{' (dirty)' if m['git']['dirty'] else ''}")
@@ -87,12 +76,8 @@ def show_command(tag: str) -> None:
 def diff_command(old_tag: str, new_tag: str) -> None:
     """Documents and tokens added and removed between two releases, and why."""
     from lakemix.versions.diff import diff
-    from lakemix.versions.release import ReleaseError
 
-    try:
-        rows = diff(old_tag, new_tag)
-    except ReleaseError as exc:
-        raise _fail(exc) from None
+    rows = diff(old_tag, new_tag)
     if not rows:
         click.echo(f"{old_tag} and {new_tag} hold the same documents with the same repeats")
         return
@@ -115,12 +100,8 @@ def diff_command(old_tag: str, new_tag: str) -> None:
 def rebuild_command(tag: str, keep: bool) -> None:
     """Re-materialize release TAG from its raw snapshot and config; verify its checksum."""
     from lakemix.versions.rebuild import rebuild
-    from lakemix.versions.release import ReleaseError
 
-    try:
-        result = rebuild(tag, keep=keep)
-    except ReleaseError as exc:
-        raise _fail(exc) from None
+    result = rebuild(tag, keep=keep)
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     if not result.is_identical:
@@ -139,18 +120,22 @@ def sql_command(query: str, version: str | None, limit: int) -> None:
     """Run a read-only SQL QUERY over every table as it was at a version (time travel)."""
     import duckdb
 
-    from lakemix.versions.refs import VersionError, connect_at
+    from lakemix.settings import Settings
+    from lakemix.versions.refs import connect_at
+    from lakemix.versions.sql import check_read_only, confine
 
+    settings = Settings.from_env()
+    conn = connect_at(version, settings=settings)
     try:
-        conn = connect_at(version)
-    except VersionError as exc:
-        raise _fail(exc) from None
-    try:
+        check_read_only(conn, query)
+        confine(conn, settings)
         result = conn.execute(query)
         header = [d[0] for d in result.description or []]
         rows = result.fetchmany(limit)
     except duckdb.Error as exc:
         raise click.ClickException(f"{type(exc).__name__}: {exc}") from None
+    finally:
+        conn.close()
     table(rows, header, sys.stdout)
 
 

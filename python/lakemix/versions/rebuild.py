@@ -16,9 +16,10 @@ import yaml
 
 from lakemix import duck
 from lakemix.catalog import catalog as open_catalog
-from lakemix.dbt.views import PIN_VARIABLE, scan_sql
+from lakemix.dbt.runner import dbt_executable, run_dbt
 from lakemix.git import git_state
 from lakemix.iceberg import ensure_namespace
+from lakemix.iceberg.views import PIN_VARIABLE, scan_sql
 from lakemix.mix.lakehouse import CLEAN
 from lakemix.settings import Settings, project_root
 from lakemix.versions.checksum import mix_checksum
@@ -99,8 +100,7 @@ def _register_raw(manifest: dict[str, Any], live: Settings, scratch: Settings) -
     return pins
 
 
-def _run(cmd: list[str], *, cwd: Path, env: dict[str, str], quiet: bool) -> None:
-    done = subprocess.run(cmd, cwd=cwd, env=env, check=False, capture_output=quiet, text=True)
+def _check(done: subprocess.CompletedProcess[str], cmd: list[str], *, quiet: bool) -> None:
     if done.returncode != 0:
         tail = (done.stdout or "")[-3000:] if quiet else ""
         raise ReleaseError(f"`{' '.join(cmd[:3])} ...` failed (exit {done.returncode})\n{tail}")
@@ -143,16 +143,13 @@ def rebuild(
         DBT_LOG_PATH=str(directory / "logs"),
         **{PIN_VARIABLE: orjson.dumps(pins).decode()},
     )
-    bin_dir = Path(sys.executable).parent
-    dbt = str(bin_dir / "dbt")
     mix = manifest["mix"]
-    _run(
-        [dbt, "build", "--select", "+fct_clean_documents", "--indirect-selection", "cautious"],
-        cwd=project,
-        env=env,
-        quiet=quiet,
-    )
-    _run([str(bin_dir / "lakemix"), "mix", "build", mix], cwd=project, env=env, quiet=quiet)
+    args = ["build", "--select", "+fct_clean_documents", "--indirect-selection", "cautious"]
+    done = run_dbt(args, cwd=project, env=env, capture=quiet)
+    _check(done, [str(dbt_executable()), *args], quiet=quiet)
+    cmd = [str(Path(sys.executable).with_name("lakemix")), "mix", "build", mix]
+    done = subprocess.run(cmd, cwd=project, env=env, check=False, capture_output=quiet, text=True)
+    _check(done, cmd, quiet=quiet)
     catalog = open_catalog(scratch)
     conn = duck.connect(settings=scratch)
     checksum = mix_checksum(

@@ -13,9 +13,10 @@ import pyarrow as pa
 
 from lakemix import duck
 from lakemix.catalog import catalog as open_catalog
-from lakemix.dbt.views import scan_sql
+from lakemix.errors import LakemixError
 from lakemix.git import git_state
 from lakemix.iceberg import commit_with_retry, ensure_table
+from lakemix.iceberg.views import scan_sql
 from lakemix.mix.lakehouse import CLEAN
 from lakemix.mix.spec import NAME
 from lakemix.settings import Settings, project_root
@@ -50,7 +51,7 @@ SCHEMA = pa.schema(
 )
 
 
-class ReleaseError(RuntimeError):
+class ReleaseError(LakemixError, RuntimeError):
     """A release that cannot be made or found; nothing was written."""
 
 

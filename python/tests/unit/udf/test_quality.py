@@ -1,6 +1,8 @@
 # ruff: noqa: RUF001 -- the texts are meant to hold look-alike characters
 from __future__ import annotations
 
+import math
+
 import duckdb
 import numpy as np
 import pyarrow as pa
@@ -159,8 +161,15 @@ def test_null_gives_null_and_empty_gives_zeros() -> None:
 )
 def test_odd_text_does_not_crash(text: str) -> None:
     row = signals(text)
-    assert row["word_count"] >= 0
-    assert split_words(text) is not None
+    measured = {name: value for name, value in row.items() if value is not None}
+    assert measured.keys() >= {"word_count", "mean_word_length", "alpha_word_fraction"}
+    assert all(math.isfinite(value) and value >= 0 for value in measured.values()), measured
+    words = split_words(text)
+    assert row["word_count"] == int(row["word_count"]) <= len(words)  # punctuation is no word
+    position = 0
+    for word in words:  # non-empty pieces of the text, in order, without whitespace
+        assert word and not any(ch.isspace() for ch in word), word
+        position = text.index(word, position) + len(word)
 
 
 def test_a_5_mb_single_line() -> None:
