@@ -1,0 +1,168 @@
+"""MixLoader inside trainers: the state saved is the batch last trained on (whatever the trainer
+fetched ahead), under a plain loop that fetches ahead, under Lightning, and under torchrun."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from pathlib import Path
+from typing import Any
+
+import lightning.pytorch as pl
+import orjson
+import pytest
+import torch
+from click.testing import CliRunner
+from torch import nn
+
+from lakemix.cli import main
+from lakemix.loader import MixLoader
+from lakemix.loader.lightning import MixLoaderCallback
+from lakemix.loader.trainers import TrainedBatches
+from lakemix.settings import Settings
+from tests.conftest import BIN, ROOT, run
+
+MIX = "demo_unimax"
+
+
+def loader(settings: Settings, **options: Any) -> MixLoader:
+    defaults = {"mix": MIX, "tag": "v1", "seq_len": 32, "batch_size": 4, "seed": 5}
+    return MixLoader(settings=settings, **{**defaults, **options})
+
+
+def fingerprint(batch: dict[str, Any]) -> str:
+    """The batch's tokens and documents, as one digest."""
+    digest = hashlib.blake2b(batch["input_ids"].numpy().tobytes(), digest_size=16)
+    digest.update(repr(batch["document_ids"]).encode())
+    return digest.hexdigest()
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_trainer_fetching_ahead_resumes_at_the_batch_after_the_last_trained(
+    release: Settings, workers: int
+) -> None:
+    whole = [fingerprint(b) for b in itertools.islice(loader(release), 20)]
+    assert len(whole) == 20
+    batches = TrainedBatches(loader(release, num_workers=workers))
+    stream = iter(batches)
+    ahead = next(stream)  # one batch ahead, as Lightning fetches
+    trained = []
+    for _ in range(7):
+        batch, ahead = ahead, next(stream)
+        batches.trained()
+        trained.append(fingerprint(batch))
+    assert batches.waiting == 1
+    state = batches.trained_state()
+    # The loader's own state is a batch further on: saving it would skip one at the resume.
+    assert batches.loader.state_dict()["cursor"] != state["cursor"]
+    resumed = TrainedBatches(loader(release, num_workers=2 - workers))
+    resumed.load(state)
+    assert trained + [fingerprint(b) for b in itertools.islice(resumed, 13)] == whole
+    # A trainer that drops its iterator with a batch fetched gets that batch again first.
+    assert [fingerprint(b) for b in itertools.islice(batches, 2)] == whole[7:9]
+    with pytest.raises(RuntimeError, match="none of this loader's is waiting"):
+        TrainedBatches(loader(release)).trained()
+
+
+class Recorder(pl.LightningModule):
+    """A one-weight model that remembers the batches it trained on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(1))
+        self.seen: list[str] = []
+
+    def training_step(self, batch: dict[str, Any], batch_idx: int) -> torch.Tensor:
+        self.seen.append(fingerprint(batch))
+        return (self.weight * batch["input_ids"].float().mean()).sum()
+
+    def configure_optimizers(self) -> torch.optim.Optimizer:
+        return torch.optim.SGD(self.parameters(), lr=1e-6)
+
+
+def fit(
+    release: Settings, out: Path, *, workers: int = 0, ckpt: Path | None = None, raw: bool = False
+) -> list[str]:
+    """Train 30 steps under Lightning (checkpoints every 12); the batches trained on."""
+    mix = loader(release, num_workers=workers)
+    callback = MixLoaderCallback(mix, run_dir=out)
+    every = pl.callbacks.ModelCheckpoint(out / "ckpt", every_n_train_steps=12, save_top_k=-1)
+    trainer = pl.Trainer(
+        max_steps=30,
+        accelerator="cpu",
+        devices=1,
+        callbacks=[callback, every],
+        default_root_dir=out,
+        logger=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+    )
+    model = Recorder()
+    trainer.fit(model, train_dataloaders=mix if raw else callback.dataloader, ckpt_path=ckpt)
+    return model.seen
+
+
+def test_lightning_resumes_at_the_batch_after_its_checkpoint(
+    release: Settings, tmp_path: Path
+) -> None:
+    whole = fit(release, tmp_path / "whole", workers=2)
+    assert len(whole) == 30
+    (ckpt,) = (tmp_path / "whole" / "ckpt").glob("*step=12.ckpt")
+    resumed = fit(release, tmp_path / "resumed", ckpt=ckpt)
+    assert resumed == whole[12:]  # Lightning alone resumed at whole[13:]: batch 13 was lost
+
+    records = [orjson.loads((tmp_path / d / "run.json").read_bytes()) for d in ("whole", "resumed")]
+    assert records[0]["loader"] == records[1]["loader"]
+    assert records[1]["trainer"] == "lightning" and records[1]["steps"] == 24
+    listed = CliRunner().invoke(main, ["lineage", "--run", str(tmp_path / "resumed")])
+    assert listed.exit_code == 0 and "release v1 (demo_unimax" in listed.output, listed.output
+
+    with pytest.raises(ValueError, match=r"pass callback.dataloader to Trainer.fit"):
+        fit(release, tmp_path / "raw", raw=True)
+
+
+def test_train_tiny_under_torchrun_reads_one_share_per_rank_and_resumes_exactly(
+    release: Settings, tmp_path: Path
+) -> None:
+    torchrun = [str(BIN / "torchrun"), "--standalone", "--nproc-per-node", "2"]
+    script = [*torchrun, str(ROOT / "examples" / "train_tiny.py"), "--tag", "v1", "--seed", "5"]
+    common = ["--steps", "9", "--checkpoint-every", "4", "--seq-len", "32", "--batch-size", "4"]
+    env = {"LAKEMIX_PRINT_FINAL_LOSS": "1", "LAKEMIX_HOME": str(release.home)}
+    out = tmp_path / "run"
+    run([*script, "--out", str(out), *common, "--stop-after", "4"], extra_env=env, timeout=300)
+    resumed = run([*script, "--out", str(out), *common, "--resume"], extra_env=env, timeout=300)
+    assert resumed.stdout.count("resumed at step 4") == 2
+    losses = {line.split()[-1]: line for line in resumed.stdout.splitlines() if "final" in line}
+    assert set(losses) == {"0", "1"}
+    assert losses["0"].split()[2] != losses["1"].split()[2]  # two ranks, two shares of data
+
+    # One run record, with both ranks where two uninterrupted loaders are after 9 batches.
+    record = orjson.loads((out / "run.json").read_bytes())
+    expected = []
+    for rank in (0, 1):
+        mix = loader(release, rank=rank, world_size=2)
+        stream = iter(mix)
+        for _ in range(9):
+            next(stream)
+        expected.append(mix.state_dict())
+    assert record["loader"] == expected and record["steps"] == 9
+    listed = CliRunner().invoke(main, ["lineage", "--run", str(out)])
+    assert listed.exit_code == 0 and ", 2 ranks" in listed.output, listed.output
+
+
+def test_train_lightning_example_resumes_where_it_checkpointed(
+    release: Settings, tmp_path: Path
+) -> None:
+    script = [str(BIN / "python"), str(ROOT / "examples" / "train_lightning.py"), "--tag", "v1"]
+    common = ["--checkpoint-every", "4", "--seq-len", "32", "--batch-size", "4", "--seed", "5"]
+    out, env = tmp_path / "run", {"LAKEMIX_HOME": str(release.home)}
+    run([*script, "--out", str(out), *common, "--steps", "4"], extra_env=env, timeout=300)
+    resumed = run([*script, "--out", str(out), *common, "--steps", "8", "--resume"], extra_env=env)
+    assert "done: step 8" in resumed.stdout
+    # Its run record at step 8 is where a loader is after 8 uninterrupted batches.
+    mix = loader(release)
+    stream = iter(mix)
+    for _ in range(8):
+        next(stream)
+    record = orjson.loads((out / "run.json").read_bytes())
+    assert record["loader"] == [mix.state_dict()] and record["steps"] == 8
