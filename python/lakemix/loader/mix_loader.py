@@ -297,7 +297,10 @@ class MixLoader:
         mine = {"mix": self.mix, "tag": self.tag, "split": self.split, "seed": self.seed}
         theirs = {k: state.get(k) for k in mine}
         if theirs != mine:
-            raise ValueError(f"the state is of {theirs}, this loader reads {mine}")
+            raise ValueError(
+                f"the state is of {theirs}, this loader reads {mine}: a checkpoint of another "
+                "run; resume with a loader of that release, mix, split and seed, or start anew"
+            )
 
 
 def merge_states(states: Sequence[Mapping[str, Any]], world_size: int) -> dict[str, Any]:

@@ -30,6 +30,14 @@ def loader(settings: Settings, **options: Any) -> MixLoader:
     return MixLoader(settings=settings, **{**defaults, **options})
 
 
+def after(mix: MixLoader, batches: int) -> dict[str, Any]:
+    """The state of ``mix`` after ``batches`` uninterrupted batches."""
+    stream = iter(mix)
+    for _ in range(batches):
+        next(stream)
+    return mix.state_dict()
+
+
 def fingerprint(batch: dict[str, Any]) -> str:
     """The batch's tokens and documents, as one digest."""
     digest = hashlib.blake2b(batch["input_ids"].numpy().tobytes(), digest_size=16)
@@ -138,13 +146,7 @@ def test_train_tiny_under_torchrun_reads_one_share_per_rank_and_resumes_exactly(
 
     # One run record, with both ranks where two uninterrupted loaders are after 9 batches.
     record = orjson.loads((out / "run.json").read_bytes())
-    expected = []
-    for rank in (0, 1):
-        mix = loader(release, rank=rank, world_size=2)
-        stream = iter(mix)
-        for _ in range(9):
-            next(stream)
-        expected.append(mix.state_dict())
+    expected = [after(loader(release, rank=rank, world_size=2), 9) for rank in (0, 1)]
     assert record["loader"] == expected and record["steps"] == 9
     listed = CliRunner().invoke(main, ["lineage", "--run", str(out)])
     assert listed.exit_code == 0 and ", 2 ranks" in listed.output, listed.output
@@ -160,9 +162,86 @@ def test_train_lightning_example_resumes_where_it_checkpointed(
     resumed = run([*script, "--out", str(out), *common, "--steps", "8", "--resume"], extra_env=env)
     assert "done: step 8" in resumed.stdout
     # Its run record at step 8 is where a loader is after 8 uninterrupted batches.
-    mix = loader(release)
-    stream = iter(mix)
-    for _ in range(8):
-        next(stream)
     record = orjson.loads((out / "run.json").read_bytes())
-    assert record["loader"] == [mix.state_dict()] and record["steps"] == 8
+    assert record["loader"] == [after(loader(release), 8)] and record["steps"] == 8
+
+
+class Counted(nn.Module):
+    """A one-weight model for the Hugging Face Trainer that remembers its batches."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(1))
+        self.seen: list[str] = []
+
+    def forward(self, input_ids: torch.Tensor, **batch: Any) -> dict[str, torch.Tensor]:
+        self.seen.append(fingerprint({"input_ids": input_ids, **batch}))
+        return {"loss": (self.weight * input_ids.float().mean()).sum()}
+
+
+def hf_train(
+    release: Settings,
+    out: Path,
+    *,
+    workers: int = 0,
+    resume: Path | None = None,
+    ignore_data_skip: bool = True,
+) -> list[str]:
+    """Train 30 steps under the Hugging Face Trainer (saves every 12); the batches trained on."""
+    from transformers import Trainer, TrainingArguments
+
+    from lakemix.loader.hf import MixLoaderTrainerCallback
+
+    callback = MixLoaderTrainerCallback(loader(release, num_workers=workers))
+
+    class MixTrainer(Trainer):  # type: ignore[misc]
+        def get_train_dataloader(self) -> Any:
+            return callback.dataloader
+
+    args = TrainingArguments(
+        output_dir=str(out),
+        max_steps=30,
+        save_steps=12,
+        use_cpu=True,
+        report_to="none",
+        disable_tqdm=True,
+        ignore_data_skip=ignore_data_skip,
+    )
+    model = Counted()
+    MixTrainer(model=model, args=args, callbacks=[callback]).train(
+        resume_from_checkpoint=None if resume is None else str(resume)
+    )
+    return model.seen
+
+
+def test_hugging_face_trainer_resumes_at_the_batch_after_its_checkpoint(
+    release: Settings, tmp_path: Path
+) -> None:
+    whole = hf_train(release, tmp_path / "run", workers=2)
+    assert len(whole) == 30
+    checkpoint = tmp_path / "run" / "checkpoint-12"
+    assert hf_train(release, tmp_path / "run", resume=checkpoint) == whole[12:]
+    record = orjson.loads((tmp_path / "run" / "run.json").read_bytes())
+    assert record["trainer"] == "transformers" and record["steps"] == 30
+
+    # A checkpoint whose loader state is of another release, or of another seed, is refused.
+    state_file = checkpoint / "lakemix_loader.json"
+    state = orjson.loads(state_file.read_bytes())
+    state["loader"][0]["tag"] = "v0"
+    state_file.write_bytes(orjson.dumps(state))
+    with pytest.raises(ValueError, match=r"'tag': 'v0'.*a checkpoint of another run"):
+        hf_train(release, tmp_path / "run", resume=checkpoint)
+    with pytest.raises(ValueError, match=r"ignore_data_skip=True"):
+        hf_train(release, tmp_path / "skip", ignore_data_skip=False)
+
+
+def test_train_hf_example_resumes_where_it_checkpointed(release: Settings, tmp_path: Path) -> None:
+    script = [str(BIN / "python"), str(ROOT / "examples" / "train_hf.py"), "--tag", "v1"]
+    common = ["--checkpoint-every", "4", "--seq-len", "32", "--batch-size", "4", "--seed", "5"]
+    out, env = tmp_path / "run", {"LAKEMIX_HOME": str(release.home)}
+    common += ["--steps", "8", "--out", str(out)]
+    run([*script, *common, "--stop-after", "4"], extra_env=env, timeout=300)
+    resumed = run([*script, *common, "--resume"], extra_env=env, timeout=300)
+    assert "done: step 8" in resumed.stdout
+    record = orjson.loads((out / "run.json").read_bytes())
+    assert record["loader"] == [after(loader(release), 8)] and record["steps"] == 8
