@@ -88,15 +88,19 @@ class Recorder(pl.LightningModule):
         return torch.optim.SGD(self.parameters(), lr=1e-6)
 
 
+# Epochs of 32 batches: the trainers' runs of 80 steps cross two epoch ends.
+LONG = {"seq_len": 2048, "batch_size": 8}
+
+
 def fit(
     release: Settings, out: Path, *, workers: int = 0, ckpt: Path | None = None, raw: bool = False
 ) -> list[str]:
-    """Train 30 steps under Lightning (checkpoints every 12); the batches trained on."""
-    mix = loader(release, num_workers=workers)
+    """Train 80 steps under Lightning (checkpoints every 20); the batches trained on."""
+    mix = loader(release, num_workers=workers, **LONG)
     callback = MixLoaderCallback(mix, run_dir=out)
-    every = pl.callbacks.ModelCheckpoint(out / "ckpt", every_n_train_steps=12, save_top_k=-1)
+    every = pl.callbacks.ModelCheckpoint(out / "ckpt", every_n_train_steps=20, save_top_k=-1)
     trainer = pl.Trainer(
-        max_steps=30,
+        max_steps=80,
         accelerator="cpu",
         devices=1,
         callbacks=[callback, every],
@@ -114,14 +118,14 @@ def test_lightning_resumes_at_the_batch_after_its_checkpoint(
     release: Settings, tmp_path: Path
 ) -> None:
     whole = fit(release, tmp_path / "whole", workers=2)
-    assert len(whole) == 30
-    (ckpt,) = (tmp_path / "whole" / "ckpt").glob("*step=12.ckpt")
+    assert len(whole) == 80 and len(list(loader(release, **LONG))) == 32
+    (ckpt,) = (tmp_path / "whole" / "ckpt").glob("*step=20.ckpt")
     resumed = fit(release, tmp_path / "resumed", ckpt=ckpt)
-    assert resumed == whole[12:]  # Lightning alone resumed at whole[13:]: batch 13 was lost
+    assert resumed == whole[20:]  # Lightning alone resumed at whole[21:]: batch 21 was lost
 
     records = [orjson.loads((tmp_path / d / "run.json").read_bytes()) for d in ("whole", "resumed")]
     assert records[0]["loader"] == records[1]["loader"]
-    assert records[1]["trainer"] == "lightning" and records[1]["steps"] == 24
+    assert records[1]["trainer"] == "lightning" and records[1]["steps"] == 80
     listed = CliRunner().invoke(main, ["lineage", "--run", str(tmp_path / "resumed")])
     assert listed.exit_code == 0 and "release v1 (demo_unimax" in listed.output, listed.output
 
@@ -187,12 +191,12 @@ def hf_train(
     resume: Path | None = None,
     ignore_data_skip: bool = True,
 ) -> list[str]:
-    """Train 30 steps under the Hugging Face Trainer (saves every 12); the batches trained on."""
+    """Train 80 steps under the Hugging Face Trainer (saves every 20); the batches trained on."""
     from transformers import Trainer, TrainingArguments
 
     from lakemix.loader.hf import MixLoaderTrainerCallback
 
-    callback = MixLoaderTrainerCallback(loader(release, num_workers=workers))
+    callback = MixLoaderTrainerCallback(loader(release, num_workers=workers, **LONG))
 
     class MixTrainer(Trainer):  # type: ignore[misc]
         def get_train_dataloader(self) -> Any:
@@ -200,8 +204,8 @@ def hf_train(
 
     args = TrainingArguments(
         output_dir=str(out),
-        max_steps=30,
-        save_steps=12,
+        max_steps=80,
+        save_steps=20,
         use_cpu=True,
         report_to="none",
         disable_tqdm=True,
@@ -218,11 +222,11 @@ def test_hugging_face_trainer_resumes_at_the_batch_after_its_checkpoint(
     release: Settings, tmp_path: Path
 ) -> None:
     whole = hf_train(release, tmp_path / "run", workers=2)
-    assert len(whole) == 30
-    checkpoint = tmp_path / "run" / "checkpoint-12"
-    assert hf_train(release, tmp_path / "run", resume=checkpoint) == whole[12:]
+    assert len(whole) == 80
+    checkpoint = tmp_path / "run" / "checkpoint-20"
+    assert hf_train(release, tmp_path / "run", resume=checkpoint) == whole[20:]
     record = orjson.loads((tmp_path / "run" / "run.json").read_bytes())
-    assert record["trainer"] == "transformers" and record["steps"] == 30
+    assert record["trainer"] == "transformers" and record["steps"] == 80
 
     # A checkpoint whose loader state is of another release, or of another seed, is refused.
     state_file = checkpoint / "lakemix_loader.json"
