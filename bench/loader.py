@@ -16,7 +16,9 @@ Arrow file MixLoader builds from the release), and each runs until ``--tokens`` 
   real input tokens. Also the seconds
   from construction to the first batch, on the first use of the release (the bench's own
   lakehouse drops its token store first; with ``--home`` the store is used if it exists) and
-  once the store exists, and the cost of a resume early and late in an epoch;
+  once the store exists, and the cost of a resume early and late in an epoch; and with 1
+  thread as the trainer integrations hand it over (``TrainedBatches``: one batch fetched
+  ahead, each marked trained), to show what they add;
 * Hugging Face ``datasets`` streaming (requirements-bench.txt): one Parquet file of the same ids
   per language, ``interleave_datasets`` with the release's language shares as probabilities,
   packed into the same ``seq_len + 1`` blocks with a batched ``map``, batched by torch's
@@ -148,6 +150,22 @@ def mix_stream(options: dict[str, Any]) -> Iterator[int]:
         yield from loader_batches(loader)
 
 
+def trainer_stream(options: dict[str, Any]) -> Iterator[int]:
+    """``mix_stream`` as a trainer integration hands it over (``lakemix.loader.trainers``): one
+    batch fetched ahead, as Lightning does, and each marked trained before its step."""
+    from lakemix.loader import MixLoader
+    from lakemix.loader.trainers import TrainedBatches
+
+    batches = TrainedBatches(MixLoader(**options))
+    while True:
+        stream = iter(batches)
+        ahead = next(stream, None)
+        while ahead is not None:
+            batch, ahead = ahead, next(stream, None)
+            batches.trained()
+            yield int(batch["cu_seqlens"][-1])
+
+
 def loader_batches(loader: Any) -> Iterator[int]:
     for batch in loader:
         if "cu_seqlens" in batch:  # its last value is the batch's real input tokens
@@ -253,6 +271,10 @@ def main() -> None:
         mix = {**options, "num_workers": workers, "worker_method": method}
         readers[name] = functools.partial(mix_stream, mix)
         keys[name] = f"mixloader-{workers}-{method}"
+        if (workers, method) == (1, "thread"):  # what the trainer integrations add to it
+            name = "MixLoader, 1 thread worker, as trainers get it"
+            readers[name] = functools.partial(trainer_stream, mix)
+            keys[name] = "trainer-1-thread"
     measured = rounds(readers, args.tokens, args.rounds)
     ceilings = measured["ceiling: pyarrow, token column -> int64"]
     print(
@@ -285,7 +307,8 @@ def main() -> None:
         print("  MosaicML streaming: not installed (its install replaces torch with a CUDA build)")
 
     best = max(v for k, v in rates.items() if k.startswith("mixloader"))
-    peers = [v for k, v in rates.items() if k not in ("ceiling",) and not k.startswith("mix")]
+    ours = ("ceiling", "mix", "trainer")
+    peers = [v for k, v in rates.items() if not k.startswith(ours)]
     print(
         f"best MixLoader: {best / rates['ceiling']:.0%} of the ceiling (medians)"
         + (f", {best / max(peers):.1f}x the best peer" if peers else "")

@@ -8,7 +8,9 @@ Every ``--checkpoint-every`` steps it writes ``checkpoint.pt`` (model, optimizer
 state of every rank) and ``run.json`` (release tag, checksum, snapshot ids, loader state, samples
 seen) into ``--out``. ``--resume`` continues from there: the batches after the checkpoint are
 exactly those an uninterrupted run would have seen. With mlflow installed, the release manifest
-is logged to the run. Under torchrun, each rank reads its own share and rank 0 writes.
+is logged to the run. Under torchrun (``torchrun --nproc-per-node 2 examples/train_tiny.py``) it
+initializes the process group (gloo) and trains data-parallel: each rank reads its own share,
+every rank's loader state is saved, and rank 0 writes.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import torch.distributed as dist
 from torch import nn
 
 from lakemix.loader import MixLoader
-from lakemix.loader.runs import write_run_record
+from lakemix.loader.trainers import gather_states, record_run
 
 
 class TinyLM(nn.Module):
@@ -50,7 +52,7 @@ class TinyLM(nn.Module):
         self.norm = nn.LayerNorm(dim)
         self.heads = heads
 
-    def forward(self, batch: dict[str, Any]) -> torch.Tensor:
+    def logits(self, batch: dict[str, Any]) -> torch.Tensor:
         ids, segments = self.compact[batch["input_ids"]], batch["segment_ids"]
         n = ids.shape[1]
         x = self.embed(ids) + self.position(batch["position_ids"].clamp(max=n - 1))
@@ -61,20 +63,12 @@ class TinyLM(nn.Module):
         x = self.norm(self.blocks(x, mask=mask))
         return x @ self.embed.weight.T
 
-    def loss(self, batch: dict[str, Any]) -> torch.Tensor:
+    def forward(self, batch: dict[str, Any]) -> torch.Tensor:
+        """The mean next-token loss of a batch (forward, so that DDP sees the call)."""
         labels = batch["labels"]
         targets = torch.where(labels >= 0, self.compact[labels.clamp(min=0)], -100)
-        logits = self(batch)
+        logits = self.logits(batch)
         return nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())
-
-
-def rank_states(loader: MixLoader) -> list[dict[str, Any]]:
-    """Every rank's loader state (this one's alone without torch.distributed)."""
-    if dist.is_available() and dist.is_initialized():
-        states: list[Any] = [None] * dist.get_world_size()
-        dist.all_gather_object(states, loader.state_dict())
-        return states
-    return [loader.state_dict()]
 
 
 def log_manifest(manifest: dict[str, Any]) -> None:
@@ -102,6 +96,8 @@ def main() -> None:
     args = parser.parse_args()
 
     torch.manual_seed(args.seed)
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1:  # under torchrun: one process per rank
+        dist.init_process_group("gloo")
     loader = MixLoader(
         mix=args.mix,
         tag=args.tag,
@@ -112,13 +108,15 @@ def main() -> None:
         extra_fields=("segment_ids", "position_ids"),  # the model takes per-token boundaries
     )
     vocabulary = torch.from_numpy(loader.store.vocabulary().astype("int64"))
-    model = TinyLM(vocabulary, dim=32, layers=2, heads=2, seq_len=args.seq_len)
+    tiny = TinyLM(vocabulary, dim=32, layers=2, heads=2, seq_len=args.seq_len)
+    # Every rank starts from rank 0's weights; DDP averages the gradients.
+    model = nn.parallel.DistributedDataParallel(tiny) if dist.is_initialized() else tiny
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
     step, tokens = 0, 0
     checkpoint = args.out / "checkpoint.pt"
     if args.resume and checkpoint.exists():
         saved = torch.load(checkpoint, weights_only=False)
-        model.load_state_dict(saved["model"])
+        tiny.load_state_dict(saved["model"])
         optimizer.load_state_dict(saved["optimizer"])
         step, tokens = saved["step"], saved["tokens"]
         loader.load_state_dict(saved["loader"])
@@ -131,7 +129,7 @@ def main() -> None:
     started, loss = time.perf_counter(), math.nan
     while step < last:
         for batch in loader:
-            loss_t = model.loss(batch)
+            loss_t = model(batch)
             optimizer.zero_grad()
             loss_t.backward()
             optimizer.step()
@@ -141,25 +139,22 @@ def main() -> None:
                 rate = tokens / (time.perf_counter() - started)
                 print(f"step {step} loss {loss:.4f} tokens {tokens} ({rate:,.0f}/s)", flush=True)
             if step % args.checkpoint_every == 0 or step == last:
-                states = rank_states(loader)
+                states = gather_states(loader.state_dict())  # every rank's
                 if main_rank:
-                    save = {"model": model.state_dict(), "optimizer": optimizer.state_dict()}
+                    save = {"model": tiny.state_dict(), "optimizer": optimizer.state_dict()}
                     torch.save(
                         {**save, "step": step, "tokens": tokens, "loader": states}, checkpoint
                     )
-                    write_run_record(
-                        args.out,
-                        manifest=loader.manifest,
-                        states=states,
-                        store=loader.store,
-                        extra={"steps": step, "tokens_seen": tokens, "checkpoint": checkpoint.name},
-                    )
+                extra = {"steps": step, "tokens_seen": tokens, "checkpoint": checkpoint.name}
+                record_run(loader, args.out, states, extra)  # on rank 0
             if step == last:
                 break
     if main_rank:
         print(f"done: step {step} loss {loss:.6f}; run record {args.out / 'run.json'}")
     if os.environ.get("LAKEMIX_PRINT_FINAL_LOSS"):
-        print(f"final loss {loss!r}")
+        print(f"final loss {loss!r}" + (f" rank {loader.rank}" if dist.is_initialized() else ""))
+    if dist.is_initialized():
+        dist.destroy_process_group()
 
 
 if __name__ == "__main__":

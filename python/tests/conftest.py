@@ -117,19 +117,38 @@ def released_lakehouse(tmp: Path) -> Iterator[Settings]:
     from lakemix.cli import main
     from lakemix.ingest import ingest
 
-    with pytest.MonkeyPatch.context() as patch:
-        for name in ENV_VARS:
-            patch.delenv(name, raising=False)
-        patch.setenv("LAKEMIX_HOME", str(tmp / "lakehouse"))
-        patch.setenv("DBT_TARGET_PATH", str(tmp / "target"))
-        patch.setenv("DBT_LOG_PATH", str(tmp / "logs"))
+    with lakehouse_in(tmp) as settings:
         ingest([WEB / "dolma_cc_en_head"], source="dolma_cc_en_head", fmt="jsonl")
         ingest([WEB / "oscar2201"], source="oscar2201", fmt="jsonl")
         dbt("build", tmp=tmp)
         for args in (["mix", "build", "demo_unimax"], ["release", "demo_unimax", "--tag", "v1"]):
             result = CliRunner().invoke(main, args)
             assert result.exit_code == 0, result.output
+        yield settings
+
+
+@contextlib.contextmanager
+def lakehouse_in(tmp: Path) -> Iterator[Settings]:
+    """The environment pointed at the lakehouse in ``tmp`` (and dbt's target and logs there)
+    while the context is open."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ENV_VARS:
+            patch.delenv(name, raising=False)
+        patch.setenv("LAKEMIX_HOME", str(tmp / "lakehouse"))
+        patch.setenv("DBT_TARGET_PATH", str(tmp / "target"))
+        patch.setenv("DBT_LOG_PATH", str(tmp / "logs"))
         yield Settings.from_env()
+
+
+@pytest.fixture(scope="session")
+def demo_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of a released_lakehouse built once for the session, for the loader and trainer
+    tests (which only read it: its token stores are built once too). Open it with
+    ``lakehouse_in``."""
+    tmp = tmp_path_factory.mktemp("demo_release")
+    with released_lakehouse(tmp):
+        pass
+    return tmp
 
 
 def load_bench(name: str) -> ModuleType:

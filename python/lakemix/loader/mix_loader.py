@@ -4,16 +4,26 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from lakemix.loader.boundaries import check_extra_fields
+from lakemix.loader.ranks import check_process_group, find_ranks
 from lakemix.loader.reader import TokenStore
 from lakemix.loader.schedule import Cursor, Schedule
 from lakemix.settings import Settings
 
 STATE_FORMAT = 1
 SPLITS = ("train", "validation")
+
+
+@dataclass(frozen=True)
+class Position:
+    """A rank's place after a batch (``MixLoader.position()``); ``state_dict(at=...)`` turns
+    it into a state. Holds the planner's own dict, shared, never edited: no copy is made."""
+
+    place: Mapping[str, Any]
 
 
 def resolve_release(mix: str, tag: str | None, settings: Settings) -> dict[str, Any]:
@@ -41,14 +51,6 @@ def resolve_release(mix: str, tag: str | None, settings: Settings) -> dict[str, 
     return manifest
 
 
-def _distributed() -> tuple[int, int]:
-    import torch.distributed as dist
-
-    if dist.is_available() and dist.is_initialized():
-        return dist.get_rank(), dist.get_world_size()
-    return 0, 1
-
-
 class MixLoader:
     """Batches of packed token sequences from one split of a released mix.
 
@@ -63,7 +65,9 @@ class MixLoader:
         split: ``train`` or ``validation``.
         seq_len: Tokens per sequence (inputs; each sequence reads ``seq_len + 1``).
         batch_size: Sequences per batch.
-        rank, world_size: This process's place; ``torch.distributed``'s when None (else 0, 1).
+        rank, world_size: This process's place. When None: ``torch.distributed``'s once a
+            process group is initialized, else torchrun's ``RANK`` and ``WORLD_SIZE``, else
+            0 of 1 (``lakemix.loader.ranks``).
         num_workers: Worker threads or processes that build batches (0: in the caller).
         seed: Seed of the shuffle.
         worker_method: ``thread`` or ``process``.
@@ -108,8 +112,11 @@ class MixLoader:
         if worker_method not in ("thread", "process"):
             raise ValueError(f"worker_method must be 'thread' or 'process', got {worker_method!r}")
         self.extra_fields = check_extra_fields(extra_fields)
+        # A place found (not given) is checked again when iterating: a process group that
+        # appears later with another size would otherwise duplicate data silently.
+        self._found = rank is None or world_size is None
         if rank is None or world_size is None:
-            found = _distributed()
+            found = find_ranks()
             rank = found[0] if rank is None else rank
             world_size = found[1] if world_size is None else world_size
         if not 0 <= rank < world_size:
@@ -197,6 +204,8 @@ class MixLoader:
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         """The rest of the current epoch (all of the next one once it is done)."""
+        if self._found:
+            check_process_group(self.rank, self.world_size)
         if self._stream is None:
             self._stream = iter(self._build())
             self._start = None
@@ -209,12 +218,10 @@ class MixLoader:
             yield batch
             self._ahead = next(self._stream)
 
-    def state_dict(self) -> dict[str, Any]:
-        """Where this rank is: pass it to ``load_state_dict`` to continue exactly from here.
-
-        For an elastic resume (another world size), gather every rank's state (e.g. with
-        ``torch.distributed.all_gather_object``) and pass the list to ``load_state_dict``.
-        """
+    def position(self) -> Position:
+        """Where this rank is now, as a token for ``state_dict(at=...)``: cheap (no copy), so a
+        trainer that fetches ahead can take one after every batch and save the state of the
+        batch it last trained on."""
         position = self._state or self._start
         if position is None:
             position = {
@@ -222,6 +229,18 @@ class MixLoader:
                 "schedule": Schedule(self.samples_per_epoch, self.world_size).to_dict(),
                 "cursor": [0, 0],
             }
+        return Position(position)
+
+    def state_dict(self, at: Position | None = None) -> dict[str, Any]:
+        """Where this rank is: pass it to ``load_state_dict`` to continue exactly from here.
+
+        For an elastic resume (another world size), gather every rank's state (e.g. with
+        ``torch.distributed.all_gather_object``) and pass the list to ``load_state_dict``.
+
+        Args:
+            at: A ``position()`` taken earlier: the state as it was then (now when None).
+        """
+        position = (at or self.position()).place
         return copy.deepcopy(
             {
                 "format": STATE_FORMAT,
@@ -240,9 +259,10 @@ class MixLoader:
 
         Args:
             state: ``state_dict()`` of this rank (same world size: an exact resume), or a list
-                of the ``state_dict()`` of every rank of a run of any world size (an elastic
-                resume: every sample no rank had started is read exactly once by the new
-                ranks; a sample a rank was in the middle of continues from its next token).
+                of the ``state_dict()`` of every rank of a run: at the same world size each rank
+                continues its own (exact); at another, an elastic resume (every sample no rank
+                had started is read exactly once by the new ranks; a sample a rank was in the
+                middle of continues from its next token).
 
         Raises:
             ValueError: A state of another release, split or seed, or an incomplete set of
@@ -256,8 +276,16 @@ class MixLoader:
         first = states[0]
         if len(states) == 1 and first["world_size"] == self.world_size:
             if first["rank"] != self.rank:
-                raise ValueError(f"the state is rank {first['rank']}'s; this is rank {self.rank}")
+                raise ValueError(
+                    f"the state is rank {first['rank']}'s; this is rank {self.rank} (pass the "
+                    "states of every rank, as a list, when a checkpoint holds them all)"
+                )
             position = {k: first[k] for k in ("epoch", "schedule", "cursor")}
+        elif first["world_size"] == self.world_size:
+            # Every rank's state, at the same world size: this rank continues its own (exact).
+            merge_states(states, self.world_size)  # checks that they are one run's, complete
+            mine = next(s for s in states if s["rank"] == self.rank)
+            position = {k: mine[k] for k in ("epoch", "schedule", "cursor")}
         else:
             position = merge_states(states, self.world_size)
         self._start, self._state = position, None
@@ -269,7 +297,10 @@ class MixLoader:
         mine = {"mix": self.mix, "tag": self.tag, "split": self.split, "seed": self.seed}
         theirs = {k: state.get(k) for k in mine}
         if theirs != mine:
-            raise ValueError(f"the state is of {theirs}, this loader reads {mine}")
+            raise ValueError(
+                f"the state is of {theirs}, this loader reads {mine}: a checkpoint of another "
+                "run; resume with a loader of that release, mix, split and seed, or start anew"
+            )
 
 
 def merge_states(states: Sequence[Mapping[str, Any]], world_size: int) -> dict[str, Any]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,16 +17,9 @@ from lakemix.cli import main
 from lakemix.loader import MixLoader, boundaries
 from lakemix.settings import Settings
 from lakemix.versions import ReleaseError, get_release
-from tests.conftest import BIN, ROOT, released_lakehouse, run
+from tests.conftest import BIN, ROOT, run
 
 MIX = "demo_unimax"
-
-
-@pytest.fixture(scope="module")
-def release(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
-    """One release (v1) of the demo mix over two small real corpora, built once for the module."""
-    with released_lakehouse(tmp_path_factory.mktemp("loader")) as settings:
-        yield settings
 
 
 def loader(settings: Settings, **options: Any) -> MixLoader:

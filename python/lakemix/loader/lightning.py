@@ -1,0 +1,80 @@
+"""PyTorch Lightning: a callback that makes a ``MixLoader`` resume exactly under ``Trainer.fit``.
+
+    loader = MixLoader(mix="demo_unimax", tag="v1", seq_len=64, batch_size=4)
+    resume = MixLoaderCallback(loader, run_dir="runs/lightning")
+    trainer = L.Trainer(max_steps=30, callbacks=[resume])
+    trainer.fit(model, train_dataloaders=resume.dataloader, ckpt_path=...)
+
+Lightning fetches one batch ahead, and keeps the state of rank 0's data loader only: given the
+loader itself, a resume skips a batch, and rank 1 of 2 cannot resume at all. The callback hands
+Lightning the batches (``dataloader``, without a ``state_dict`` of its own), marks each when
+its training step starts, and saves in the checkpoint every rank's state after the batch last
+trained on; at each checkpoint rank 0 writes the run record (``run.json``) into ``run_dir``,
+for ``lakemix lineage --run``. A checkpoint of another world size resumes elastically.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import lightning.pytorch as pl
+
+from lakemix.loader.mix_loader import MixLoader
+from lakemix.loader.trainers import TrainedBatches, gather_states, record_run
+
+
+class MixLoaderCallback(pl.Callback):
+    """Exact resume and a run record for a ``MixLoader`` under a Lightning ``Trainer``.
+
+    Args:
+        loader: The training loader.
+        run_dir: Where to write ``run.json`` at each checkpoint; the trainer's
+            ``default_root_dir`` when None.
+    """
+
+    def __init__(self, loader: MixLoader, *, run_dir: str | Path | None = None) -> None:
+        super().__init__()
+        self.loader = loader
+        self.run_dir = None if run_dir is None else Path(run_dir)
+        self.dataloader = TrainedBatches(loader)
+
+    @property
+    def state_key(self) -> str:
+        # One callback per loader: the key names what it reads.
+        return f"MixLoaderCallback[{self.loader.mix}:{self.loader.split}]"
+
+    def on_train_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        given = trainer.train_dataloader
+        loaders = given.values() if isinstance(given, dict) else given
+        if not isinstance(loaders, list | tuple | type({}.values())):
+            loaders = [loaders]
+        if any(found is self.loader for found in loaders):
+            raise ValueError(
+                "the trainer was given the MixLoader itself: pass callback.dataloader to "
+                "Trainer.fit (Lightning saves the state of the batch it fetched ahead, and rank "
+                "0's only)"
+            )
+
+    def on_train_batch_start(
+        self, trainer: pl.Trainer, pl_module: pl.LightningModule, batch: Any, batch_idx: int
+    ) -> None:
+        self.dataloader.trained()
+
+    def state_dict(self) -> dict[str, Any]:
+        # Lightning asks every rank while it builds a checkpoint: a collective is safe here.
+        return {"loader": gather_states(self.dataloader.trained_state())}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        self.dataloader.load(state_dict["loader"])
+
+    def on_save_checkpoint(
+        self, trainer: pl.Trainer, pl_module: pl.LightningModule, checkpoint: dict[str, Any]
+    ) -> None:
+        states = checkpoint["callbacks"][self.state_key]["loader"]
+        extra = {
+            "trainer": "lightning",
+            "steps": trainer.global_step,
+            "epoch": trainer.current_epoch,
+        }
+        record_run(self.loader, self.run_dir or trainer.default_root_dir, states, extra)

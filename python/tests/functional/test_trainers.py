@@ -1,0 +1,251 @@
+"""MixLoader inside trainers: the state saved is the batch last trained on (whatever the trainer
+fetched ahead), under a plain loop that fetches ahead, under Lightning, and under torchrun."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from pathlib import Path
+from typing import Any
+
+import lightning.pytorch as pl
+import orjson
+import pytest
+import torch
+from click.testing import CliRunner
+from torch import nn
+
+from lakemix.cli import main
+from lakemix.loader import MixLoader
+from lakemix.loader.lightning import MixLoaderCallback
+from lakemix.loader.trainers import TrainedBatches
+from lakemix.settings import Settings
+from tests.conftest import BIN, ROOT, run
+
+MIX = "demo_unimax"
+
+
+def loader(settings: Settings, **options: Any) -> MixLoader:
+    defaults = {"mix": MIX, "tag": "v1", "seq_len": 32, "batch_size": 4, "seed": 5}
+    return MixLoader(settings=settings, **{**defaults, **options})
+
+
+def after(mix: MixLoader, batches: int) -> dict[str, Any]:
+    """The state of ``mix`` after ``batches`` uninterrupted batches."""
+    stream = iter(mix)
+    for _ in range(batches):
+        next(stream)
+    return mix.state_dict()
+
+
+def fingerprint(batch: dict[str, Any]) -> str:
+    """The batch's tokens and documents, as one digest."""
+    digest = hashlib.blake2b(batch["input_ids"].numpy().tobytes(), digest_size=16)
+    digest.update(repr(batch["document_ids"]).encode())
+    return digest.hexdigest()
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_trainer_fetching_ahead_resumes_at_the_batch_after_the_last_trained(
+    release: Settings, workers: int
+) -> None:
+    whole = [fingerprint(b) for b in itertools.islice(loader(release), 20)]
+    assert len(whole) == 20
+    batches = TrainedBatches(loader(release, num_workers=workers))
+    stream = iter(batches)
+    ahead = next(stream)  # one batch ahead, as Lightning fetches
+    trained = []
+    for _ in range(7):
+        batch, ahead = ahead, next(stream)
+        batches.trained()
+        trained.append(fingerprint(batch))
+    assert batches.waiting == 1
+    state = batches.trained_state()
+    # The loader's own state is a batch further on: saving it would skip one at the resume.
+    assert batches.loader.state_dict()["cursor"] != state["cursor"]
+    resumed = TrainedBatches(loader(release, num_workers=2 - workers))
+    resumed.load(state)
+    assert trained + [fingerprint(b) for b in itertools.islice(resumed, 13)] == whole
+    # A trainer that drops its iterator with a batch fetched gets that batch again first.
+    assert [fingerprint(b) for b in itertools.islice(batches, 2)] == whole[7:9]
+    with pytest.raises(RuntimeError, match="none of this loader's is waiting"):
+        TrainedBatches(loader(release)).trained()
+
+
+class Recorder(pl.LightningModule):
+    """A one-weight model that remembers the batches it trained on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(1))
+        self.seen: list[str] = []
+
+    def training_step(self, batch: dict[str, Any], batch_idx: int) -> torch.Tensor:
+        self.seen.append(fingerprint(batch))
+        return (self.weight * batch["input_ids"].float().mean()).sum()
+
+    def configure_optimizers(self) -> torch.optim.Optimizer:
+        return torch.optim.SGD(self.parameters(), lr=1e-6)
+
+
+# Epochs of 32 batches: the trainers' runs of 80 steps cross two epoch ends.
+LONG = {"seq_len": 2048, "batch_size": 8}
+
+
+def fit(
+    release: Settings, out: Path, *, workers: int = 0, ckpt: Path | None = None, raw: bool = False
+) -> list[str]:
+    """Train 80 steps under Lightning (checkpoints every 20); the batches trained on."""
+    mix = loader(release, num_workers=workers, **LONG)
+    callback = MixLoaderCallback(mix, run_dir=out)
+    every = pl.callbacks.ModelCheckpoint(out / "ckpt", every_n_train_steps=20, save_top_k=-1)
+    trainer = pl.Trainer(
+        max_steps=80,
+        accelerator="cpu",
+        devices=1,
+        callbacks=[callback, every],
+        default_root_dir=out,
+        logger=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+    )
+    model = Recorder()
+    trainer.fit(model, train_dataloaders=mix if raw else callback.dataloader, ckpt_path=ckpt)
+    return model.seen
+
+
+def test_lightning_resumes_at_the_batch_after_its_checkpoint(
+    release: Settings, tmp_path: Path
+) -> None:
+    whole = fit(release, tmp_path / "whole", workers=2)
+    assert len(whole) == 80 and len(list(loader(release, **LONG))) == 32
+    (ckpt,) = (tmp_path / "whole" / "ckpt").glob("*step=20.ckpt")
+    resumed = fit(release, tmp_path / "resumed", ckpt=ckpt)
+    assert resumed == whole[20:]  # Lightning alone resumed at whole[21:]: batch 21 was lost
+
+    records = [orjson.loads((tmp_path / d / "run.json").read_bytes()) for d in ("whole", "resumed")]
+    assert records[0]["loader"] == records[1]["loader"]
+    assert records[1]["trainer"] == "lightning" and records[1]["steps"] == 80
+    listed = CliRunner().invoke(main, ["lineage", "--run", str(tmp_path / "resumed")])
+    assert listed.exit_code == 0 and "release v1 (demo_unimax" in listed.output, listed.output
+
+    with pytest.raises(ValueError, match=r"pass callback.dataloader to Trainer.fit"):
+        fit(release, tmp_path / "raw", raw=True)
+
+
+def test_train_tiny_under_torchrun_reads_one_share_per_rank_and_resumes_exactly(
+    release: Settings, tmp_path: Path
+) -> None:
+    torchrun = [str(BIN / "torchrun"), "--standalone", "--nproc-per-node", "2"]
+    script = [*torchrun, str(ROOT / "examples" / "train_tiny.py"), "--tag", "v1", "--seed", "5"]
+    common = ["--steps", "9", "--checkpoint-every", "4", "--seq-len", "32", "--batch-size", "4"]
+    env = {"LAKEMIX_PRINT_FINAL_LOSS": "1", "LAKEMIX_HOME": str(release.home)}
+    out = tmp_path / "run"
+    run([*script, "--out", str(out), *common, "--stop-after", "4"], extra_env=env, timeout=300)
+    resumed = run([*script, "--out", str(out), *common, "--resume"], extra_env=env, timeout=300)
+    assert resumed.stdout.count("resumed at step 4") == 2
+    losses = {line.split()[-1]: line for line in resumed.stdout.splitlines() if "final" in line}
+    assert set(losses) == {"0", "1"}
+    assert losses["0"].split()[2] != losses["1"].split()[2]  # two ranks, two shares of data
+
+    # One run record, with both ranks where two uninterrupted loaders are after 9 batches.
+    record = orjson.loads((out / "run.json").read_bytes())
+    expected = [after(loader(release, rank=rank, world_size=2), 9) for rank in (0, 1)]
+    assert record["loader"] == expected and record["steps"] == 9
+    listed = CliRunner().invoke(main, ["lineage", "--run", str(out)])
+    assert listed.exit_code == 0 and ", 2 ranks" in listed.output, listed.output
+
+
+def test_train_lightning_example_resumes_where_it_checkpointed(
+    release: Settings, tmp_path: Path
+) -> None:
+    script = [str(BIN / "python"), str(ROOT / "examples" / "train_lightning.py"), "--tag", "v1"]
+    common = ["--checkpoint-every", "4", "--seq-len", "32", "--batch-size", "4", "--seed", "5"]
+    out, env = tmp_path / "run", {"LAKEMIX_HOME": str(release.home)}
+    run([*script, "--out", str(out), *common, "--steps", "4"], extra_env=env, timeout=300)
+    resumed = run([*script, "--out", str(out), *common, "--steps", "8", "--resume"], extra_env=env)
+    assert "done: step 8" in resumed.stdout
+    # Its run record at step 8 is where a loader is after 8 uninterrupted batches.
+    record = orjson.loads((out / "run.json").read_bytes())
+    assert record["loader"] == [after(loader(release), 8)] and record["steps"] == 8
+
+
+class Counted(nn.Module):
+    """A one-weight model for the Hugging Face Trainer that remembers its batches."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(1))
+        self.seen: list[str] = []
+
+    def forward(self, input_ids: torch.Tensor, **batch: Any) -> dict[str, torch.Tensor]:
+        self.seen.append(fingerprint({"input_ids": input_ids, **batch}))
+        return {"loss": (self.weight * input_ids.float().mean()).sum()}
+
+
+def hf_train(
+    release: Settings,
+    out: Path,
+    *,
+    workers: int = 0,
+    resume: Path | None = None,
+    ignore_data_skip: bool = True,
+) -> list[str]:
+    """Train 80 steps under the Hugging Face Trainer (saves every 20); the batches trained on."""
+    from transformers import Trainer, TrainingArguments
+
+    from lakemix.loader.hf import MixLoaderTrainerCallback
+
+    callback = MixLoaderTrainerCallback(loader(release, num_workers=workers, **LONG))
+
+    class MixTrainer(Trainer):  # type: ignore[misc]
+        def get_train_dataloader(self) -> Any:
+            return callback.dataloader
+
+    args = TrainingArguments(
+        output_dir=str(out),
+        max_steps=80,
+        save_steps=20,
+        use_cpu=True,
+        report_to="none",
+        disable_tqdm=True,
+        ignore_data_skip=ignore_data_skip,
+    )
+    model = Counted()
+    MixTrainer(model=model, args=args, callbacks=[callback]).train(
+        resume_from_checkpoint=None if resume is None else str(resume)
+    )
+    return model.seen
+
+
+def test_hugging_face_trainer_resumes_at_the_batch_after_its_checkpoint(
+    release: Settings, tmp_path: Path
+) -> None:
+    whole = hf_train(release, tmp_path / "run", workers=2)
+    assert len(whole) == 80
+    checkpoint = tmp_path / "run" / "checkpoint-20"
+    assert hf_train(release, tmp_path / "run", resume=checkpoint) == whole[20:]
+    record = orjson.loads((tmp_path / "run" / "run.json").read_bytes())
+    assert record["trainer"] == "transformers" and record["steps"] == 80
+
+    # A checkpoint whose loader state is of another release, or of another seed, is refused.
+    state_file = checkpoint / "lakemix_loader.json"
+    state = orjson.loads(state_file.read_bytes())
+    state["loader"][0]["tag"] = "v0"
+    state_file.write_bytes(orjson.dumps(state))
+    with pytest.raises(ValueError, match=r"'tag': 'v0'.*a checkpoint of another run"):
+        hf_train(release, tmp_path / "run", resume=checkpoint)
+    with pytest.raises(ValueError, match=r"ignore_data_skip=True"):
+        hf_train(release, tmp_path / "skip", ignore_data_skip=False)
+
+
+def test_train_hf_example_resumes_where_it_checkpointed(release: Settings, tmp_path: Path) -> None:
+    script = [str(BIN / "python"), str(ROOT / "examples" / "train_hf.py"), "--tag", "v1"]
+    common = ["--checkpoint-every", "4", "--seq-len", "32", "--batch-size", "4", "--seed", "5"]
+    out, env = tmp_path / "run", {"LAKEMIX_HOME": str(release.home)}
+    common += ["--steps", "8", "--out", str(out)]
+    run([*script, *common, "--stop-after", "4"], extra_env=env, timeout=300)
+    resumed = run([*script, *common, "--resume"], extra_env=env, timeout=300)
+    assert "done: step 8" in resumed.stdout
+    record = orjson.loads((out / "run.json").read_bytes())
+    assert record["loader"] == [after(loader(release), 8)] and record["steps"] == 8
