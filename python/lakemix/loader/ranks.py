@@ -14,10 +14,12 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from lakemix.errors import LakemixError
+
 ENV_VARS = ("RANK", "WORLD_SIZE", "LOCAL_RANK")
 
 
-class RankError(RuntimeError):
+class RankError(LakemixError, RuntimeError):
     """The rank of this process cannot be told, or its sources disagree."""
 
 
