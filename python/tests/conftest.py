@@ -111,7 +111,8 @@ def any_lakehouse(request: pytest.FixtureRequest) -> Settings:
 def released_lakehouse(tmp: Path) -> Iterator[Settings]:
     """A lakehouse in ``tmp``: dolma_cc_en_head and oscar2201 ingested, built, mix demo_unimax
     built and released as v1. The environment points at it (and at dbt's target and logs in
-    ``tmp``) while the context is open. For module- or package-scoped fixtures."""
+    ``tmp``) while the context is open. For module- or package-scoped fixtures. A ``tmp``
+    that holds it already (``released_demo``) is entered as it is: nothing is built."""
     from click.testing import CliRunner
 
     from lakemix.cli import main
@@ -123,13 +124,29 @@ def released_lakehouse(tmp: Path) -> Iterator[Settings]:
         patch.setenv("LAKEMIX_HOME", str(tmp / "lakehouse"))
         patch.setenv("DBT_TARGET_PATH", str(tmp / "target"))
         patch.setenv("DBT_LOG_PATH", str(tmp / "logs"))
-        ingest([WEB / "dolma_cc_en_head"], source="dolma_cc_en_head", fmt="jsonl")
-        ingest([WEB / "oscar2201"], source="oscar2201", fmt="jsonl")
-        dbt("build", tmp=tmp)
-        for args in (["mix", "build", "demo_unimax"], ["release", "demo_unimax", "--tag", "v1"]):
-            result = CliRunner().invoke(main, args)
-            assert result.exit_code == 0, result.output
+        if not (tmp / "lakehouse" / "releases" / "v1.json").is_file():
+            ingest([WEB / "dolma_cc_en_head"], source="dolma_cc_en_head", fmt="jsonl")
+            ingest([WEB / "oscar2201"], source="oscar2201", fmt="jsonl")
+            dbt("build", tmp=tmp)
+            for args in (
+                ["mix", "build", "demo_unimax"],
+                ["release", "demo_unimax", "--tag", "v1"],
+            ):
+                result = CliRunner().invoke(main, args)
+                assert result.exit_code == 0, result.output
         yield Settings.from_env()
+
+
+@pytest.fixture(scope="session")
+def released_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of one ``released_lakehouse``, built once for the session: modules that only
+    read it (the loader's and the export's tests) enter it with ``released_lakehouse(path)``.
+    Tests must not change its tables (files they add under its home, such as token stores,
+    are shared)."""
+    tmp = tmp_path_factory.mktemp("released")
+    with released_lakehouse(tmp):
+        pass
+    return tmp
 
 
 def load_bench(name: str) -> ModuleType:

@@ -24,9 +24,9 @@ MIX = "demo_unimax"
 
 
 @pytest.fixture(scope="module")
-def release(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
-    """One release (v1) of the demo mix over two small real corpora, built once for the module."""
-    with released_lakehouse(tmp_path_factory.mktemp("loader")) as settings:
+def release(released_demo: Path) -> Iterator[Settings]:
+    """One release (v1) of the demo mix over two small real corpora (built once a session)."""
+    with released_lakehouse(released_demo) as settings:
         yield settings
 
 
