@@ -38,12 +38,16 @@ class ExportResult:
 
 
 def _format(fmt: str, manifest: dict[str, Any], split: str, settings: Settings, out: Path,
-            tokenizer: str | None) -> Format:  # fmt: skip
+            tokenizer: str | None, announce: bool) -> Format:  # fmt: skip
     if fmt == "megatron":
         from lakemix.export.megatron import MegatronFormat
-        from lakemix.loader.store import build_store, tokenizer_of
+        from lakemix.loader.store import build_store, store_path, tokenizer_of
 
         encoding = tokenizer or tokenizer_of(manifest)
+        if announce and not store_path(manifest, split, settings, encoding=encoding).exists():
+            print(
+                f"tokenizing {split} of {manifest['tag']} with {encoding} (once)", file=sys.stderr
+            )
         try:
             store = build_store(manifest, split, settings, encoding=encoding)
         except ValueError as exc:
@@ -112,7 +116,8 @@ def export(
     settings = settings or Settings.from_env()
     out = Path(out)
     manifest = open_release(tag, split, settings)
-    writer = _format(fmt, manifest, split, settings, out, tokenizer)
+    announce = sys.stderr.isatty() if progress is None else progress
+    writer = _format(fmt, manifest, split, settings, out, tokenizer, announce)
     header = {
         "release": {k: manifest[k] for k in ("tag", "mix", "checksum", "released_at")},
         "split": split,
