@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from lakemix.settings import Settings
 
 BATCH_ROWS = 2048
+ROW_GROUP = 1024  # rows of a Parquet row group
 # DuckDB sorts by document id within this much memory, spilling to disk beyond it.
 MEMORY_LIMIT = "1GB"
 # (column, type, description): the exported columns, in order.
@@ -126,7 +127,8 @@ class _Counts:
     def add(self, batch: pa.RecordBatch) -> None:
         self.documents += batch.num_rows
         self.copies += int(pc.sum(batch.column("repeat_count")).as_py() or 0)
-        self.tokens += int(pc.sum(batch.column("token_count")).as_py() or 0)
+        copies = pc.multiply(batch.column("token_count"), batch.column("repeat_count"))
+        self.tokens += int(pc.sum(copies).as_py() or 0)
         self.last = str(batch.column("document_id")[-1].as_py())
 
     def record(self, files: dict[str, Any]) -> dict[str, Any]:
@@ -135,7 +137,9 @@ class _Counts:
 
 
 class ParquetShard:
-    """A Parquet file (zstd), a row group per piece written."""
+    """A Parquet file (zstd) in row groups of ``ROW_GROUP`` rows counted from its first row,
+    each written from one chunk a column: the same rows give the same bytes however they came
+    in (a resumed export reads other batches than an uninterrupted one)."""
 
     def __init__(self, path: Path) -> None:
         import pyarrow.parquet as pq
@@ -143,13 +147,26 @@ class ParquetShard:
         self.path, self.partial = path, path.with_name(path.name + PARTIAL)
         self.writer = pq.ParquetWriter(str(self.partial), SCHEMA, compression="zstd")
         self.counts = _Counts()
+        self.pending: list[pa.RecordBatch] = []
+        self.rows = 0
 
     def write(self, piece: Piece, start: int, stop: int) -> None:
         batch = piece.data.slice(start, stop - start)
-        self.writer.write_batch(batch)
         self.counts.add(batch)
+        self.pending.append(batch)
+        self.rows += batch.num_rows
+        if self.rows >= ROW_GROUP:
+            table = pa.Table.from_batches(self.pending, schema=SCHEMA)
+            whole = self.rows - self.rows % ROW_GROUP
+            # one chunk a column: Arrow's page boundaries follow the chunks it is given
+            self.writer.write_table(table.slice(0, whole).combine_chunks(), ROW_GROUP)
+            self.pending = table.slice(whole).to_batches()
+            self.rows -= whole
 
     def close(self) -> dict[str, Any]:
+        if self.rows:
+            table = pa.Table.from_batches(self.pending, schema=SCHEMA).combine_chunks()
+            self.writer.write_table(table)
         self.writer.close()
         return self.counts.record({self.path.name: publish(self.partial, self.path)})
 
