@@ -133,6 +133,10 @@ def test_megatron_reads_back_with_megatron_core(
     assert traced.exit_code == 0, traced.output
     assert f"document {found['document_id']}" in traced.output
     assert "releases: v1 (demo_unimax" in traced.output
+    bad = invoke("lineage", "--megatron", str(first))
+    assert bad.exit_code == 2 and "write PREFIX:INDEX" in bad.output
+    outside = invoke("lineage", "--megatron", f"{first}:{len(data) + 10**6}")
+    assert outside.exit_code == 1 and "is outside" in outside.output
 
 
 def test_parquet_loads_with_hf_datasets(
