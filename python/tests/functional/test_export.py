@@ -278,3 +278,25 @@ def test_a_garbage_collected_release_says_how_to_rebuild(release: Settings, tmp_
     assert isinstance(caught.value, ExportError)
     # the original is untouched
     assert export("v1", tmp_path / "fine", fmt="jsonl", settings=release).manifest["complete"]
+
+
+def test_megatron_in_another_tokenizer(
+    release: Settings, train: dict[str, tuple[int, str]], tmp_path: Path
+) -> None:
+    from megatron.core.datasets.indexed_dataset import IndexedDataset
+
+    from lakemix.udf.tokens import _tokenizer
+
+    out = tmp_path / "o200k"
+    export("v1", out, fmt="megatron", tokenizer="o200k", settings=release)
+    manifest = orjson.loads((out / "export.json").read_bytes())
+    tokenizer = _tokenizer("o200k")
+    assert manifest["settings"]["tokenizer"] == "o200k"
+    assert manifest["settings"]["eod"] == tokenizer.eot_token
+    data = IndexedDataset(str(out / "train-00000"))
+    mapping = pq.read_table(out / f"train-00000{MAP}").column("document_id").to_pylist()
+    for index in range(len(data)):
+        ids = data[index]
+        assert ids[-1] == tokenizer.eot_token
+        assert tokenizer.decode(ids[:-1].tolist()) == train[mapping[index]][1]
+    assert len(data) == sum(n for n, _ in train.values())
