@@ -159,16 +159,29 @@ def mix_build_command(name: str, engine: str) -> None:
     type=click.Path(file_okay=False, path_type=Path),
     help="Training run folder (its run.json): the documents the run consumed.",
 )
-def lineage_command(document_id: str | None, column: str | None, run_dir: Path | None) -> None:
+@click.option(
+    "--megatron",
+    metavar="PREFIX:INDEX",
+    help="Document INDEX of an exported Megatron shard (lakemix export): its document's lineage.",
+)
+def lineage_command(
+    document_id: str | None, column: str | None, run_dir: Path | None, megatron: str | None
+) -> None:
     """Where a document or a mart column comes from, or what a training run read.
 
     DOCUMENT_ID: its raw file and offset, ingest snapshot, every decision on the way (language,
     quality rules, duplicate cluster, redaction, tokens), its mixes and the releases holding it.
     --column: the upstream model columns down to raw source fields.
     --run DIR: the release the run read and every document it consumed, with its copies.
+    --megatron PREFIX:INDEX: the document at INDEX of an exported Megatron shard.
     """
-    if sum(x is not None for x in (document_id, column, run_dir)) != 1:
-        raise click.UsageError("give a DOCUMENT_ID, --column marts.<table>.<column> or --run DIR")
+    if sum(x is not None for x in (document_id, column, run_dir, megatron)) != 1:
+        raise click.UsageError(
+            "give a DOCUMENT_ID, --column marts.<table>.<column>, --run DIR or "
+            "--megatron PREFIX:INDEX"
+        )
+    if megatron is not None:
+        document_id = _megatron_document(megatron)
     if run_dir is not None:
         from lakemix.loader.runs import format_run
 
@@ -184,6 +197,26 @@ def lineage_command(document_id: str | None, column: str | None, run_dir: Path |
     assert column is not None
     tree = column_lineage(load_project(), column)
     click.echo(format_tree(tree, title=column))
+
+
+def _megatron_document(position: str) -> str:
+    """``PREFIX:INDEX`` of an exported Megatron shard -> the document id there (echoed)."""
+    from lakemix.export import locate
+
+    prefix, _, index = position.rpartition(":")
+    if not prefix or not index.isdigit():
+        raise click.BadParameter(
+            f"{position!r}: write PREFIX:INDEX, e.g. out/train-00000:12", param_hint="--megatron"
+        )
+    try:
+        found = locate(prefix, document=int(index))
+    except (FileNotFoundError, IndexError) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(
+        f"{prefix} document {found['index']}: {found['document_id']} (copy {found['copy']}, "
+        f"tokens {found['token_start']}..{found['token_start'] + found['token_count']})"
+    )
+    return str(found["document_id"])
 
 
 @main.command("docs")
@@ -240,6 +273,15 @@ def _add_quality_commands() -> None:
 
 
 _add_quality_commands()
+
+
+def _add_export_commands() -> None:
+    from lakemix.export.commands import export_command
+
+    main.add_command(export_command)
+
+
+_add_export_commands()
 
 
 def _add_spark_commands() -> None:

@@ -111,7 +111,8 @@ def any_lakehouse(request: pytest.FixtureRequest) -> Settings:
 def released_lakehouse(tmp: Path) -> Iterator[Settings]:
     """A lakehouse in ``tmp``: dolma_cc_en_head and oscar2201 ingested, built, mix demo_unimax
     built and released as v1. The environment points at it (and at dbt's target and logs in
-    ``tmp``) while the context is open. For module- or package-scoped fixtures."""
+    ``tmp``) while the context is open. For module- or package-scoped fixtures. A ``tmp``
+    that holds it already (``released_demo``) is entered as it is: nothing is built."""
     from click.testing import CliRunner
 
     from lakemix.cli import main

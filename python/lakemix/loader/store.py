@@ -64,9 +64,13 @@ def tokenizer_of(manifest: dict[str, Any]) -> str:
     return encoding
 
 
-def store_path(manifest: dict[str, Any], split: str, settings: Settings) -> Path:
-    """Where the token store of ``split`` of the release lives."""
-    name = f"{manifest['tag']}-{manifest['checksum'][:16]}-{split}-{tokenizer_of(manifest)}.arrow"
+def store_path(
+    manifest: dict[str, Any], split: str, settings: Settings, *, encoding: str | None = None
+) -> Path:
+    """Where the token store of ``split`` of the release lives (tokenized with ``encoding``,
+    by default the release's own tokenizer)."""
+    encoding = encoding or tokenizer_of(manifest)
+    name = f"{manifest['tag']}-{manifest['checksum'][:16]}-{split}-{encoding}.arrow"
     return settings.home / "loader" / name
 
 
@@ -187,20 +191,28 @@ def _batches(
 
 
 def build_store(
-    manifest: dict[str, Any], split: str, settings: Settings, *, preload: Preload | None = None
+    manifest: dict[str, Any],
+    split: str,
+    settings: Settings,
+    *,
+    preload: Preload | None = None,
+    encoding: str | None = None,
 ) -> Path:
     """Write the token store of ``split`` (once; an existing store is reused).
 
     The file is written beside its final name and renamed into place, so concurrent builders
     (several ranks on one machine) never see a partial file. ``preload``: what the build
     needs, loading since before the catalog was read (closed if the store exists).
+    ``encoding``: a tokenizer other than the release's (``lakemix export --tokenizer``).
     """
-    path = store_path(manifest, split, settings)
+    if encoding is not None and encoding not in ENCODINGS:
+        raise ValueError(f"unknown tokenizer {encoding!r}; choose one of {', '.join(ENCODINGS)}")
+    path = store_path(manifest, split, settings, encoding=encoding)
     if path.exists():
         if preload is not None:
             preload.close()
         return path
-    encoding = tokenizer_of(manifest)
+    encoding = encoding or tokenizer_of(manifest)
     eot = end_of_text(encoding)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{uuid.uuid4().hex}")

@@ -78,11 +78,19 @@ def _jieba() -> Spans:
 
 
 def _sudachi() -> Spans:
+    import threading
+
     from sudachipy import Dictionary, SplitMode
 
-    tokenizer = Dictionary().tokenizer(mode=SplitMode.A)
+    dictionary = Dictionary()
+    # A SudachiPy tokenizer refuses concurrent use ("Tokenizer is already in use"), and DuckDB
+    # calls the UDF from several threads at once: one tokenizer per thread, one dictionary.
+    local = threading.local()
 
     def spans(text: str) -> Iterator[tuple[int, int]]:
+        tokenizer = getattr(local, "tokenizer", None)
+        if tokenizer is None:
+            tokenizer = local.tokenizer = dictionary.tokenizer(mode=SplitMode.A)
         # SudachiPy refuses inputs over 49,149 bytes: segment longer texts piece by piece.
         for base, piece in _pieces(text, 12_000):
             for m in tokenizer.tokenize(piece):

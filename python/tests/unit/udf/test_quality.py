@@ -371,3 +371,17 @@ def test_only_english_is_split_with_englishs_exceptions() -> None:
     english = ["I", "m", "Jahr", "2020", "do", "n't", ",", "sagte", "Mr.", "Smith", ":)"]
     assert split_words(text, "en") == english
     assert split_words(text) == english  # no language: as English (datatrove's default)
+
+
+def test_japanese_segments_from_many_threads_at_once() -> None:
+    """DuckDB calls the UDF from several threads: SudachiPy's tokenizer refuses to be shared."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    text = "吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。" * 100
+    alone = quality_signals(pa.array([text]), pa.array(["ja"])).field("word_count")[0].as_py()
+    with ThreadPoolExecutor(8) as pool:
+        counts = pool.map(
+            lambda _: quality_signals(pa.array([text]), pa.array(["ja"])).field("word_count"),
+            range(64),
+        )
+        assert {c[0].as_py() for c in counts} == {alone}

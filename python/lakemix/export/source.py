@@ -1,0 +1,98 @@
+"""The release an export reads: its manifest, checked to be still readable, split by split."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lakemix.catalog import catalog as open_catalog
+from lakemix.iceberg import local_path
+from lakemix.loader.store import CLEAN
+from lakemix.versions import ReleaseError, get_release
+
+if TYPE_CHECKING:
+    from lakemix.settings import Settings
+
+SPLITS = ("train", "validation")
+
+
+class ExportError(RuntimeError):
+    """An export that cannot run as asked; the message names the value and the way out."""
+
+
+class ReleaseGoneError(ExportError):
+    """The release is recorded but its pinned data is gone (expired or deleted)."""
+
+
+def split_documents(manifest: dict[str, Any], split: str) -> int:
+    """Documents of ``split`` in the release (from its manifest's stats)."""
+    return sum(int(s["documents"]) for s in manifest.get("stats", []) if s["split"] == split)
+
+
+def pinned_tables(manifest: dict[str, Any]) -> dict[str, int]:
+    """``{table: snapshot id}`` of what an export reads: the mix and the clean documents."""
+    snapshots = manifest["snapshots"]
+    return {
+        name: int(snapshots[name]["snapshot_id"])
+        for name in (f"marts.mix_{manifest['mix']}", CLEAN)
+        if name in snapshots
+    }
+
+
+def _gone(manifest: dict[str, Any], what: str) -> ReleaseGoneError:
+    tag = manifest["tag"]
+    return ReleaseGoneError(
+        f"release {tag} was garbage-collected: {what}. Its raw snapshot and config are "
+        f"recorded, so it can be rebuilt: `lakemix rebuild {tag} --keep` re-materializes it "
+        f"from them in lakehouse/rebuilds/{tag}-* and checks its checksum "
+        f"({manifest['checksum']})"
+    )
+
+
+def check_readable(manifest: dict[str, Any], settings: Settings) -> None:
+    """Raise unless every snapshot the export reads, and its data files, still exist.
+
+    Raises:
+        ReleaseGoneError: A pinned table, snapshot or (local) data file is gone.
+    """
+    from pyiceberg.exceptions import NoSuchTableError
+
+    catalog = open_catalog(settings)
+    pinned = pinned_tables(manifest)
+    mix = f"marts.mix_{manifest['mix']}"
+    for name in (mix, CLEAN):
+        if name not in pinned:
+            raise _gone(manifest, f"its manifest pins no snapshot of {name}")
+    for name, snapshot_id in pinned.items():
+        try:
+            table = catalog.load_table(name)
+        except NoSuchTableError:
+            raise _gone(manifest, f"table {name} was dropped") from None
+        if table.snapshot_by_id(snapshot_id) is None:
+            raise _gone(manifest, f"{name} no longer has its snapshot {snapshot_id}")
+        for task in table.scan(snapshot_id=snapshot_id).plan_files():
+            path = local_path(task.file.file_path)
+            if "://" not in path and not Path(path).is_file():
+                raise _gone(manifest, f"{name} at snapshot {snapshot_id} lost its file {path}")
+
+
+def open_release(tag: str, split: str, settings: Settings) -> dict[str, Any]:
+    """The manifest of release ``tag``, checked for an export of ``split``.
+
+    Raises:
+        ExportError: Unknown tag (the known ones are listed), unknown or empty split.
+        ReleaseGoneError: The release's data was garbage-collected (says how to rebuild it).
+    """
+    if split not in SPLITS:
+        raise ExportError(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")
+    try:
+        manifest = get_release(tag, settings)
+    except ReleaseError as exc:
+        raise ExportError(f"{exc}; `lakemix versions` lists them") from None
+    if split_documents(manifest, split) == 0:
+        splits = sorted({s["split"] for s in manifest.get("stats", [])})
+        raise ExportError(
+            f"release {tag} has no {split} documents (its splits: {', '.join(splits) or 'none'})"
+        )
+    check_readable(manifest, settings)
+    return manifest
