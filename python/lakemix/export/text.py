@@ -12,7 +12,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from lakemix.dbt.views import scan_sql
+from lakemix.iceberg.views import scan_sql
 from lakemix.export.journal import PARTIAL, publish
 from lakemix.export.shards import Piece
 from lakemix.export.source import pinned_tables
