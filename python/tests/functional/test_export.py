@@ -131,14 +131,15 @@ def test_megatron_reads_back_with_megatron_core(
 
 
 def test_parquet_loads_with_hf_datasets(
-    release: Settings, train: dict[str, tuple[int, str]], parquet_export: Path
+    release: Settings, train: dict[str, tuple[int, str]], parquet_export: Path, tmp_path: Path
 ) -> None:
     from datasets import load_dataset
 
     manifest = check_manifest(parquet_export, release, "parquet")
     assert len(manifest["shards"]) > 1
     files = sorted(str(p) for p in parquet_export.glob("train-*.parquet"))
-    data = load_dataset("parquet", data_files=files, split="train")
+    cache = str(tmp_path / "hf-cache")  # not ~/.cache: another session's export may be there
+    data = load_dataset("parquet", data_files=files, split="train", cache_dir=cache)
     assert data.num_rows == len(train) == manifest["totals"]["documents"]
     assert {r["document_id"]: (r["repeat_count"], r["text"]) for r in data} == train
     ids = data["document_id"]
@@ -150,7 +151,7 @@ def test_parquet_loads_with_hf_datasets(
     card = (parquet_export / "README.md").read_text()
     assert manifest["release"]["checksum"] in card and "train-*.parquet" in card
     # the card's Hugging Face header: the folder alone loads as the dataset
-    assert load_dataset(str(parquet_export), split="train").num_rows == len(train)
+    assert load_dataset(str(parquet_export), split="train", cache_dir=cache).num_rows == len(train)
     traced = invoke("lineage", ids[0])
     assert traced.exit_code == 0 and "releases: v1" in traced.output
 
@@ -165,7 +166,7 @@ def test_jsonl_matches_parquet(
     assert result.exit_code == 0, result.output
     manifest = check_manifest(out, release, "jsonl")
     files = sorted(str(p) for p in out.glob("train-*.jsonl"))
-    data = load_dataset("json", data_files=files, split="train")
+    data = load_dataset("json", data_files=files, split="train", cache_dir=str(tmp_path / "hf"))
     parquet = pq.read_table(sorted(parquet_export.glob("*.parquet"))).to_pylist()
     assert data.to_list() == parquet
     shards = orjson.loads((parquet_export / "export.json").read_bytes())["shards"]
