@@ -88,7 +88,8 @@ class Recorder(pl.LightningModule):
         return torch.optim.SGD(self.parameters(), lr=1e-6)
 
 
-# Epochs of 32 batches: the trainers' runs of 80 steps cross two epoch ends.
+# Epochs of 21-39 batches (31 on the demo release): the trainers' runs of 80 steps, checkpointed
+# at step 20, resume inside the first epoch and cross two epoch ends.
 LONG = {"seq_len": 2048, "batch_size": 8}
 
 
@@ -118,7 +119,7 @@ def test_lightning_resumes_at_the_batch_after_its_checkpoint(
     release: Settings, tmp_path: Path
 ) -> None:
     whole = fit(release, tmp_path / "whole", workers=2)
-    assert len(whole) == 80 and len(list(loader(release, **LONG))) == 32
+    assert len(whole) == 80 and 20 < len(list(loader(release, **LONG))) < 40
     (ckpt,) = (tmp_path / "whole" / "ckpt").glob("*step=20.ckpt")
     resumed = fit(release, tmp_path / "resumed", ckpt=ckpt)
     assert resumed == whole[20:]  # Lightning alone resumed at whole[21:]: batch 21 was lost
