@@ -12,10 +12,10 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from lakemix.iceberg.views import scan_sql
 from lakemix.export.journal import PARTIAL, publish
 from lakemix.export.shards import Piece
 from lakemix.export.source import pinned_tables
+from lakemix.iceberg.views import scan_sql
 from lakemix.loader.store import CLEAN, SCAN_EXTENSIONS
 
 if TYPE_CHECKING:
