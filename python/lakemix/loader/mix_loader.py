@@ -57,7 +57,7 @@ class MixLoader:
     Iterating gives the rest of the current epoch (a whole one from its start); iterating again
     gives the next. Each epoch is every (document,
     copy) of the split exactly once, in an order shuffled by ``(seed, epoch)``, split across
-    ranks so that each goes to exactly one. See the README's "Loader" section.
+    ranks so that each goes to exactly one. See docs/loader.md.
 
     Args:
         mix: The mix name (``mixes/<mix>.yml``).

@@ -1,4 +1,4 @@
-"""The Spark engine: the same dbt project and Iceberg tables, on Spark (see README, Spark)."""
+"""The Spark engine: the same dbt project and Iceberg tables, on Spark (see docs/spark.md)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ import click
 
 @click.group("spark")
 def spark_group() -> None:
-    """Run the dbt project on Spark, over the same Iceberg catalog (README, "Spark")."""
+    """Run the dbt project on Spark, over the same Iceberg catalog (docs/spark.md)."""
 
 
 @spark_group.command(

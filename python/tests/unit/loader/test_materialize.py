@@ -121,7 +121,7 @@ def test_labels_are_the_inputs_one_token_on_in_the_same_memory(tmp_path: Path) -
         aliased = labels.data_ptr() == inputs.data_ptr() + 8
         assert aliased == (k < len(built) - 1)
     batch = built[0][0]
-    batch["input_ids"][0, 1] = -5  # the aliasing the README warns of
+    batch["input_ids"][0, 1] = -5  # the aliasing docs/loader.md warns of
     assert batch["labels"][0, 0] == -5
     assert built[-1][0]["labels"][-1, -1] == IGNORE_INDEX
 
