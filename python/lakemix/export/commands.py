@@ -68,20 +68,17 @@ def export_command(
     shard (finished shards are never rewritten). OUT/export.json names the release, its
     checksum and each shard's counts and SHA-256; OUT/README.md is the dataset card.
     """
-    from lakemix.export import ExportError, export
+    from lakemix.export import export
 
-    try:
-        result = export(
-            tag,
-            out,
-            fmt=fmt,
-            split=split,
-            tokenizer=tokenizer,
-            shard_size=parse_size(shard_size),
-            progress=progress,
-        )
-    except ExportError as exc:
-        raise click.ClickException(str(exc)) from None
+    result = export(
+        tag,
+        out,
+        fmt=fmt,
+        split=split,
+        tokenizer=tokenizer,
+        shard_size=parse_size(shard_size),
+        progress=progress,
+    )
     totals = result.manifest["totals"]
     shards = len(result.manifest["shards"])
     if result.written_shards == 0 and result.resumed_shards:

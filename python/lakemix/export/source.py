@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lakemix.catalog import catalog as open_catalog
+from lakemix.errors import LakemixError
 from lakemix.iceberg import local_path
 from lakemix.loader.store import CLEAN
 from lakemix.versions import ReleaseError, get_release
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 SPLITS = ("train", "validation")
 
 
-class ExportError(RuntimeError):
+class ExportError(LakemixError, RuntimeError):
     """An export that cannot run as asked; the message names the value and the way out."""
 
 
