@@ -1,8 +1,11 @@
 {{ config(incremental=true) }}
+{{ lakemix.cache_key({}, udfs=['pii']) }}
 
 {#- Redaction runs only on the documents that end up in the mix (kept by the filters and by
     deduplication); a document kept later (a threshold change, a new cluster keeper) is picked
-    up by the next incremental run. -#}
+    up by the next incremental run. That set is not append-only, so the model anti-joins on its
+    own keys instead of reading rows_since (new rows of its sources miss documents kept later).
+    A changed redaction (the pii UDF's DEFINITION) refuses an incremental run. -#}
 
 with
 

@@ -1,8 +1,11 @@
 {{ config(incremental=true) }}
+{{ lakemix.cache_key({'tokenizer': var('lakemix_tokenizer')}, udfs=['tokens']) }}
 
 {#- Token counts of the documents that end up clean (kept by the filters and by
     deduplication), with the tokenizer named by the var lakemix_tokenizer. Incremental: a
-    document is tokenized once; --full-refresh after changing the tokenizer. -#}
+    document is tokenized once (an anti-join on its own keys, as int_documents_pii_redacted:
+    the kept set is not append-only); another tokenizer, or a changed tokens UDF, refuses an
+    incremental run and names the --full-refresh. -#}
 
 with
 

@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 
 _Accept = Callable[[re.Match[str]], tuple[int, int] | None]
 
+# Bumped when a text's redaction changes: int_documents_pii_redacted refuses an incremental run
+# over rows of another definition (its cache key names this module).
+DEFINITION = 1
+
 FIELDS = ("text", "email_count", "ip_address_count", "phone_number_count", "credit_card_count")
 _PLACEHOLDERS = ("<EMAIL>", "<IP_ADDRESS>", "<PHONE_NUMBER>", "<CREDIT_CARD>")
 _TEXT_TYPES = ("null", "string", "large_string", "string_view", "binary", "large_binary")

@@ -33,6 +33,10 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from numpy.typing import NDArray
 
+# Bumped when a text's token count or ids change under an encoding: int_documents_tokenized
+# refuses an incremental run over rows of another definition (its cache key names this module).
+DEFINITION = 1
+
 # Our name -> quicktok's name of each bundled encoding.
 ENCODINGS = {"cl100k": "cl100k_base", "o200k": "o200k_base", "llama3": "llama3", "qwen3": "qwen3"}
 DEFAULT_ENCODING = "cl100k"

@@ -6,9 +6,11 @@ import json
 from pathlib import Path
 
 from lakemix import catalog, duck
+from lakemix.dbt import cache_key
 from lakemix.iceberg.stats import row_count
 from lakemix.ingest import ingest
 from lakemix.settings import Settings
+from lakemix.udf import pii, tokens
 from tests.conftest import WEB, dbt
 
 OSCAR = sorted((WEB / "oscar2019").glob("unshuffled_*_[a-d]*.txt.gz"))
@@ -87,3 +89,19 @@ def test_build_on_fixture_corpus(any_lakehouse: Settings, tmp_path: Path) -> Non
         counts["dbt"]["marts.fct_document_rejections"],
     )
     assert clean + rejected == documents + 63
+
+    # the redacted texts and token counts record what they were computed with, and another
+    # tokenizer refuses an incremental run instead of mixing two tokenizers' counts in one table
+    tables = catalog(any_lakehouse)
+    tokenized = cache_key.recorded(tables.load_table("intermediate.int_documents_tokenized"))
+    redacted = cache_key.recorded(tables.load_table("intermediate.int_documents_pii_redacted"))
+    assert json.loads(tokenized or "{}") == {
+        "settings": {"tokenizer": "cl100k"},
+        "udfs": {"tokens": tokens.DEFINITION},
+    }
+    assert json.loads(redacted or "{}") == {"settings": {}, "udfs": {"pii": pii.DEFINITION}}
+    select = ["--select", "int_documents_tokenized"]
+    refused = dbt("run", *select, "--vars", "{lakemix_tokenizer: o200k}", tmp=tmp_path, check=False)
+    assert refused.returncode != 0
+    assert "int_documents_tokenized holds rows computed with" in refused.stdout
+    assert "dbt run --select int_documents_tokenized+ --full-refresh" in refused.stdout

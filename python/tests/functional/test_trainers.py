@@ -171,6 +171,30 @@ def test_train_lightning_example_resumes_where_it_checkpointed(
     assert record["loader"] == [after(loader(release), 8)] and record["steps"] == 8
 
 
+@pytest.mark.parametrize(
+    ("example", "first_run"),
+    [
+        ("train_lightning.py", ["--steps", "4"]),
+        ("train_hf.py", ["--steps", "8", "--stop-after", "4"]),
+    ],
+)
+def test_trainer_examples_under_torchrun_resume_every_rank_exactly(
+    release: Settings, tmp_path: Path, example: str, first_run: list[str]
+) -> None:
+    """Two ranks (gloo): cut at step 4, resumed to 8; the run record holds each rank's loader
+    where an uninterrupted loader of that rank is after 8 batches."""
+    torchrun = [str(BIN / "torchrun"), "--standalone", "--nproc-per-node", "2"]
+    script = [*torchrun, str(ROOT / "examples" / example), "--tag", "v1", "--num-workers", "0"]
+    common = ["--checkpoint-every", "4", "--seq-len", "32", "--batch-size", "4", "--seed", "5"]
+    out, env = tmp_path / "run", {"LAKEMIX_HOME": str(release.home)}
+    run([*script, "--out", str(out), *common, *first_run], extra_env=env, timeout=600)
+    resume = [*script, "--out", str(out), *common, "--steps", "8", "--resume"]
+    run(resume, extra_env=env, timeout=600)
+    record = orjson.loads((out / "run.json").read_bytes())
+    expected = [after(loader(release, rank=rank, world_size=2), 8) for rank in (0, 1)]
+    assert record["loader"] == expected and record["steps"] == 8
+
+
 class Counted(nn.Module):
     """A one-weight model for the Hugging Face Trainer that remembers its batches."""
 
