@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -182,17 +183,28 @@ def test_trainer_examples_under_torchrun_resume_every_rank_exactly(
     release: Settings, tmp_path: Path, example: str, first_run: list[str]
 ) -> None:
     """Two ranks (gloo): cut at step 4, resumed to 8; the run record holds each rank's loader
-    where an uninterrupted loader of that rank is after 8 batches."""
-    torchrun = [str(BIN / "torchrun"), "--standalone", "--nproc-per-node", "2"]
-    script = [*torchrun, str(ROOT / "examples" / example), "--tag", "v1", "--num-workers", "0"]
+    where an uninterrupted loader of that rank is after 8 batches. Lightning also resumes the
+    two ranks' checkpoint on one process (elastically: the one loader takes both states)."""
+    launcher = [str(BIN / "torchrun"), "--standalone", "--nproc-per-node", "2"]
+    options = [str(ROOT / "examples" / example), "--tag", "v1", "--num-workers", "0"]
     common = ["--checkpoint-every", "4", "--seq-len", "32", "--batch-size", "4", "--seed", "5"]
     out, env = tmp_path / "run", {"LAKEMIX_HOME": str(release.home)}
-    run([*script, "--out", str(out), *common, *first_run], extra_env=env, timeout=600)
-    resume = [*script, "--out", str(out), *common, "--steps", "8", "--resume"]
-    run(resume, extra_env=env, timeout=600)
+    run([*launcher, *options, "--out", str(out), *common, *first_run], extra_env=env, timeout=600)
+    at_4 = orjson.loads((out / "run.json").read_bytes())["loader"]
+    shutil.copytree(out, tmp_path / "one")
+    resume = [*options, *common, "--steps", "8", "--resume"]
+    run([*launcher, *resume, "--out", str(out)], extra_env=env, timeout=600)
     record = orjson.loads((out / "run.json").read_bytes())
     expected = [after(loader(release, rank=rank, world_size=2), 8) for rank in (0, 1)]
+    assert at_4 == [after(loader(release, rank=rank, world_size=2), 4) for rank in (0, 1)]
     assert record["loader"] == expected and record["steps"] == 8
+    if example == "train_lightning.py":
+        one = tmp_path / "one"
+        run([str(BIN / "python"), *resume, "--out", str(one)], extra_env=env, timeout=600)
+        elastic = loader(release)
+        elastic.load_state_dict(at_4)
+        record = orjson.loads((one / "run.json").read_bytes())
+        assert record["loader"] == [after(elastic, 4)] and record["steps"] == 8
 
 
 class Counted(nn.Module):
