@@ -175,18 +175,19 @@ def test_train_lightning_example_resumes_where_it_checkpointed(
 @pytest.mark.parametrize(
     ("example", "first_run"),
     [
-        ("train_lightning.py", ["--steps", "4"]),
-        ("train_hf.py", ["--steps", "8", "--stop-after", "4"]),
+        ("train_lightning.py", ["--steps", "4", "--num-workers", "0"]),
+        ("train_hf.py", ["--steps", "8", "--stop-after", "4", "--num-workers", "2"]),
     ],
 )
 def test_trainer_examples_under_torchrun_resume_every_rank_exactly(
     release: Settings, tmp_path: Path, example: str, first_run: list[str]
 ) -> None:
-    """Two ranks (gloo): cut at step 4, resumed to 8; the run record holds each rank's loader
+    """Two ranks (gloo), loader workers 0 (Lightning) or 2 (HF) until the cut at step 4, the
+    examples' 1 when resumed to 8: the run record holds each rank's loader
     where an uninterrupted loader of that rank is after 8 batches. Lightning also resumes the
     two ranks' checkpoint on one process (elastically: the one loader takes both states)."""
     launcher = [str(BIN / "torchrun"), "--standalone", "--nproc-per-node", "2"]
-    options = [str(ROOT / "examples" / example), "--tag", "v1", "--num-workers", "0"]
+    options = [str(ROOT / "examples" / example), "--tag", "v1"]
     common = ["--checkpoint-every", "4", "--seq-len", "32", "--batch-size", "4", "--seed", "5"]
     out, env = tmp_path / "run", {"LAKEMIX_HOME": str(release.home)}
     run([*launcher, *options, "--out", str(out), *common, *first_run], extra_env=env, timeout=600)
