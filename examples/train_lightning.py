@@ -98,6 +98,8 @@ def main() -> None:
         )
     if os.environ.get("LAKEMIX_PRINT_FINAL_LOSS"):
         print(f"final loss rank {loader.rank} {model.last_loss!r}", flush=True)
+    if torch.distributed.is_initialized():  # exit with no gloo threads left running
+        torch.distributed.destroy_process_group()
 
 
 if __name__ == "__main__":
