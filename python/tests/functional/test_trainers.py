@@ -172,42 +172,37 @@ def test_train_lightning_example_resumes_where_it_checkpointed(
     assert record["loader"] == [after(loader(release), 8)] and record["steps"] == 8
 
 
-@pytest.mark.parametrize(
-    ("example", "first_run"),
-    [
-        ("train_lightning.py", ["--steps", "4", "--num-workers", "0"]),
-        # train_hf.py under torchrun aborts or hangs at exit about one run in two here
-        # ("terminate called without an active exception" in accelerate's gloo group): not in
-        # CI until that is understood.
-    ],
-)
-def test_trainer_examples_under_torchrun_resume_every_rank_exactly(
-    release: Settings, tmp_path: Path, example: str, first_run: list[str]
+# examples/train_hf.py is not run under torchrun here: at two ranks it aborted at exit once in
+# the suite ("terminate called without an active exception" after its last step) and hung in a
+# rerun, in accelerate's gloo group; left for the next session.
+def test_lightning_example_under_torchrun_resumes_every_rank_exactly(
+    release: Settings, tmp_path: Path
 ) -> None:
     """Two ranks (gloo), loader workers 0 until the cut at step 4, the example's 1 when resumed
-    to 8: the run record holds each rank's loader
-    where an uninterrupted loader of that rank is after 8 batches. Lightning also resumes the
-    two ranks' checkpoint on one process (elastically: the one loader takes both states)."""
+    to 8: the run record holds each rank's loader where an uninterrupted loader of that rank is
+    after 8 batches. The two ranks' checkpoint also resumes on one process (elastically: the one
+    loader takes both states)."""
     launcher = [str(BIN / "torchrun"), "--standalone", "--nproc-per-node", "2"]
-    options = [str(ROOT / "examples" / example), "--tag", "v1"]
+    options = [str(ROOT / "examples" / "train_lightning.py"), "--tag", "v1"]
     common = ["--checkpoint-every", "4", "--seq-len", "32", "--batch-size", "4", "--seed", "5"]
-    out, env = tmp_path / "run", {"LAKEMIX_HOME": str(release.home)}
-    run([*launcher, *options, "--out", str(out), *common, *first_run], extra_env=env, timeout=600)
+    out, one, env = tmp_path / "run", tmp_path / "one", {"LAKEMIX_HOME": str(release.home)}
+    cut = [*options, *common, "--steps", "4", "--num-workers", "0", "--out", str(out)]
+    run([*launcher, *cut], extra_env=env, timeout=600)
     at_4 = orjson.loads((out / "run.json").read_bytes())["loader"]
-    shutil.copytree(out, tmp_path / "one")
+    assert at_4 == [after(loader(release, rank=rank, world_size=2), 4) for rank in (0, 1)]
+    shutil.copytree(out, one)
+
     resume = [*options, *common, "--steps", "8", "--resume"]
     run([*launcher, *resume, "--out", str(out)], extra_env=env, timeout=600)
     record = orjson.loads((out / "run.json").read_bytes())
     expected = [after(loader(release, rank=rank, world_size=2), 8) for rank in (0, 1)]
-    assert at_4 == [after(loader(release, rank=rank, world_size=2), 4) for rank in (0, 1)]
     assert record["loader"] == expected and record["steps"] == 8
-    if example == "train_lightning.py":
-        one = tmp_path / "one"
-        run([str(BIN / "python"), *resume, "--out", str(one)], extra_env=env, timeout=600)
-        elastic = loader(release)
-        elastic.load_state_dict(at_4)
-        record = orjson.loads((one / "run.json").read_bytes())
-        assert record["loader"] == [after(elastic, 4)] and record["steps"] == 8
+
+    run([str(BIN / "python"), *resume, "--out", str(one)], extra_env=env, timeout=600)
+    elastic = loader(release)
+    elastic.load_state_dict(at_4)
+    record = orjson.loads((one / "run.json").read_bytes())
+    assert record["loader"] == [after(elastic, 4)] and record["steps"] == 8
 
 
 class Counted(nn.Module):

@@ -87,7 +87,7 @@ def _syllables(text: str, breaks: Callable[[str, int], bool]) -> Iterator[tuple[
                 start = None
         elif start is None:
             start = i
-        elif breaks(text, i) and not text[i - 1].isspace():
+        elif breaks(text, i):  # start is set, so text[i - 1] is no whitespace
             yield start, i
             start = i
     if start is not None:
