@@ -60,3 +60,10 @@ psql_admin "alter role lakemix_test password '$password'"
 umask 077
 echo "export LAKEMIX_TEST_PG_URI='postgresql+psycopg2://lakemix_test:${password}@127.0.0.1:${port}/postgres'" > "$out"
 echo "services: PostgreSQL $version on 127.0.0.1:$port (test role lakemix_test; URI in $out)"
+
+# Further servers (object storage, tracking, labelling, ...): one script each in services.d,
+# run in name order with the environment file to append their variables to.
+for service in scripts/services.d/*.sh; do
+    [ -e "$service" ] || continue
+    LAKEMIX_SERVICES_ENV="$out" bash "$service"
+done
