@@ -3,10 +3,12 @@
     <schema>.<alias>, committed through pyiceberg by the lakemix plugin; DuckDB then reads it
     in place through a view over iceberg_scan.
 
-    1. COPY the model's rows to Parquet files in a staging folder under LAKEMIX_HOME.
-    2. The plugin moves them into the table's data folder and commits them as one snapshot
-       (overwrite, or append for incremental runs), with the dbt invocation id, the model and
-       the git commit in the snapshot properties.
+    1. COPY the model's rows to Parquet files where the plugin says (lakemix_staging_location):
+       a staging folder under LAKEMIX_HOME on a local warehouse, the table's own data folder on
+       an object store (no rename there: the files are written once, at their final keys).
+    2. The plugin moves them into the table's data folder (local) and commits them as one
+       snapshot with add_files (overwrite, or append for incremental runs), with the dbt
+       invocation id, the model and the git commit in the snapshot properties.
     3. The view <schema>.<alias> is pointed at the new metadata file.
 -#}
 {% materialization iceberg, adapter="duckdb" %}
@@ -14,7 +16,7 @@
     {%- set existing_relation = load_cached_relation(this) -%}
     {%- set identifier = target_relation.schema ~ '.' ~ target_relation.identifier -%}
     {%- set incremental = is_incremental() -%}
-    {%- set staged = env_var('LAKEMIX_HOME', 'lakehouse') ~ '/staging/' ~ invocation_id ~ '-' ~ identifier -%}
+    {%- set staged = run_query("select lakemix_staging_location('" ~ identifier ~ "', '" ~ invocation_id ~ "')").columns[0].values()[0] -%}
 
     {{ run_hooks(pre_hooks, inside_transaction=False) }}
     {{ run_hooks(pre_hooks, inside_transaction=True) }}

@@ -1,4 +1,5 @@
-"""DuckDB connections with the Iceberg extension installed offline from its pip packages."""
+"""DuckDB connections with the Iceberg extension installed offline from its pip packages, and
+the warehouse's object store (httpfs and an S3 secret) when it is on S3."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lakemix.errors import LakemixError
-from lakemix.settings import Settings
+from lakemix.settings import S3Settings, Settings
 
 if TYPE_CHECKING:
     import duckdb
@@ -64,6 +65,41 @@ def load_extensions(
         conn.execute(f"load {name}")
 
 
+def s3_secret_sql(s3: S3Settings) -> str:
+    """``CREATE SECRET`` for the warehouse's object store (path-style on a custom endpoint).
+
+    The statement holds the secret key: run it, never log it.
+    """
+
+    def quote_literal(value: str) -> str:
+        return "'" + value.replace("'", "''") + "'"
+
+    options = [
+        "type s3",
+        f"region {quote_literal(s3.region)}",
+        f"use_ssl {str(s3.use_ssl).lower()}",
+    ]
+    if s3.access_key_id:
+        options += [
+            f"key_id {quote_literal(s3.access_key_id)}",
+            f"secret {quote_literal(s3.secret_access_key)}",
+        ]
+    if s3.session_token:
+        options.append(f"session_token {quote_literal(s3.session_token)}")
+    if s3.endpoint:
+        options += [f"endpoint {quote_literal(s3.endpoint_host)}", "url_style 'path'"]
+    return f"create or replace temporary secret lakemix_warehouse ({', '.join(options)})"
+
+
+def configure_storage(conn: duckdb.DuckDBPyConnection, settings: Settings) -> None:
+    """Let ``conn`` read and write an ``s3://`` warehouse: httpfs (installed from its pip
+    package like iceberg) and an S3 secret made from the settings. Nothing for a local one."""
+    if settings.s3 is None:
+        return
+    load_extensions(conn, extensions=("httpfs",))
+    conn.execute(s3_secret_sql(settings.s3))
+
+
 def connect(
     database: str | Path = ":memory:",
     *,
@@ -85,4 +121,5 @@ def connect(
     settings.extension_directory.mkdir(parents=True, exist_ok=True)
     conn = duckdb.connect(str(database), read_only=read_only, config=connection_config(settings))
     load_extensions(conn, extensions=extensions)
+    configure_storage(conn, settings)
     return conn

@@ -39,20 +39,32 @@ def lakehouse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
     return Settings.from_env()
 
 
+def services_env(*names: str) -> dict[str, str]:
+    """The variables ``names`` that scripts/services.sh exports: from the environment when
+    ``source .services.env`` set them, else by running services.sh (which starts the servers)
+    and reading every ``export NAME='value'`` line it wrote."""
+    if all(os.environ.get(name) for name in names):
+        return {name: os.environ[name] for name in names}
+    env_file = ROOT / ".services.env"
+    subprocess.run(
+        ["bash", str(ROOT / "scripts" / "services.sh")],
+        check=True,
+        env={**os.environ, "LAKEMIX_SERVICES_ENV": str(env_file)},
+    )
+    found = {}
+    for line in env_file.read_text().splitlines():
+        if line.startswith("export ") and "=" in line:
+            name, value = line.removeprefix("export ").split("=", 1)
+            found[name] = value.strip("'")
+    missing = [name for name in names if not found.get(name)]
+    assert not missing, f"scripts/services.sh exported no {', '.join(missing)}"
+    return {name: found[name] for name in names}
+
+
 @pytest.fixture(scope="session")
 def pg_server_uri() -> str:
     """URI of the test role on the PostgreSQL server scripts/services.sh installs and starts."""
-    uri = os.environ.get("LAKEMIX_TEST_PG_URI")
-    if not uri:
-        env_file = ROOT / ".services.env"
-        subprocess.run(
-            ["bash", str(ROOT / "scripts" / "services.sh")],
-            check=True,
-            env={**os.environ, "LAKEMIX_SERVICES_ENV": str(env_file)},
-        )
-        line = env_file.read_text().strip()
-        uri = line.split("=", 1)[1].strip("'")
-    return uri
+    return services_env("LAKEMIX_TEST_PG_URI")["LAKEMIX_TEST_PG_URI"]
 
 
 @pytest.fixture
@@ -108,17 +120,18 @@ def any_lakehouse(request: pytest.FixtureRequest) -> Settings:
 
 
 @contextlib.contextmanager
-def released_lakehouse(tmp: Path) -> Iterator[Settings]:
+def released_lakehouse(tmp: Path, env: dict[str, str] | None = None) -> Iterator[Settings]:
     """A lakehouse in ``tmp``: dolma_cc_en_head and oscar2201 ingested, built, mix demo_unimax
     built and released as v1. The environment points at it (and at dbt's target and logs in
     ``tmp``) while the context is open. For module- or package-scoped fixtures. A ``tmp``
-    that holds it already (``released_demo``) is entered as it is: nothing is built."""
+    that holds it already (``released_demo``) is entered as it is: nothing is built. ``env``
+    adds variables (another catalog, an object-store warehouse) while it is open."""
     from click.testing import CliRunner
 
     from lakemix.cli import main
     from lakemix.ingest import ingest
 
-    with lakehouse_in(tmp) as settings:
+    with lakehouse_in(tmp, env) as settings:
         ingest([WEB / "dolma_cc_en_head"], source="dolma_cc_en_head", fmt="jsonl")
         ingest([WEB / "oscar2201"], source="oscar2201", fmt="jsonl")
         dbt("build", tmp=tmp)
@@ -129,12 +142,14 @@ def released_lakehouse(tmp: Path) -> Iterator[Settings]:
 
 
 @contextlib.contextmanager
-def lakehouse_in(tmp: Path) -> Iterator[Settings]:
-    """The environment pointed at the lakehouse in ``tmp`` (and dbt's target and logs there)
-    while the context is open."""
+def lakehouse_in(tmp: Path, env: dict[str, str] | None = None) -> Iterator[Settings]:
+    """The environment pointed at the lakehouse in ``tmp`` (and dbt's target and logs there),
+    with ``env`` on top, while the context is open."""
     with pytest.MonkeyPatch.context() as patch:
         for name in ENV_VARS:
             patch.delenv(name, raising=False)
+        for name, value in (env or {}).items():
+            patch.setenv(name, value)
         patch.setenv("LAKEMIX_HOME", str(tmp / "lakehouse"))
         patch.setenv("DBT_TARGET_PATH", str(tmp / "target"))
         patch.setenv("DBT_LOG_PATH", str(tmp / "logs"))

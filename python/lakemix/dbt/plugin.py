@@ -13,7 +13,6 @@ import atexit
 import contextlib
 import functools
 import gc
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -89,9 +88,17 @@ class Plugin(BasePlugin):
 
     def configure_connection(self, conn: duckdb.DuckDBPyConnection) -> None:
         duck.load_extensions(conn)
+        duck.configure_storage(conn, self.settings)
         register_all(conn)
         self.texts.register(conn)
         (self.settings.home / "staging").mkdir(parents=True, exist_ok=True)
+        conn.create_function(
+            "lakemix_staging_location",
+            self._staging_location,
+            ["VARCHAR", "VARCHAR"],
+            "VARCHAR",
+            side_effects=True,
+        )
         conn.create_function(
             "lakemix_metadata_location",
             self._metadata_location,
@@ -130,6 +137,15 @@ class Plugin(BasePlugin):
         )
         if self.refresh:
             views.refresh_views(conn, self.catalog)
+
+    def _staging_location(self, identifier: str, invocation_id: str) -> str:
+        """Where the ``iceberg`` materialization writes a model's Parquet files."""
+        return store.staging_location(
+            self.catalog,
+            identifier,
+            invocation_id,
+            local_root=str(self.settings.home / "staging"),
+        )
 
     def _metadata_location(self, identifier: str) -> str:
         return str(self.catalog.load_table(identifier).metadata_location)
@@ -223,11 +239,12 @@ class Plugin(BasePlugin):
             self.catalog,
             store.StoreRequest(
                 identifier=identifier,
-                staged=Path(target_config.location.path),
+                staged=target_config.location.path,
                 mode=str(options.get("mode", "overwrite")),
                 properties=properties,
                 full_refresh=bool(options.get("full_refresh", False)),
                 commit_when_empty=bool(read),
+                s3=self.settings.s3,
             ),
         )
         self.texts.commit(identifier)

@@ -6,18 +6,20 @@ import os
 import shutil
 import uuid
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
+import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from lakemix.dbt.watermark import PROPERTY_PREFIX
 from lakemix.errors import LakemixError
 from lakemix.iceberg import commit_with_retry, ensure_namespace, local_path
+from lakemix.settings import S3Settings, is_remote
+from lakemix.storage import filesystem, uri_of
 
 if TYPE_CHECKING:
-    from pyiceberg.catalog import Catalog
+    from pyiceberg.catalog import Catalog, MetastoreCatalog
     from pyiceberg.table import Table
 
 
@@ -31,7 +33,9 @@ class StoreRequest:
 
     Attributes:
         identifier: ``namespace.table``.
-        staged: Folder (or file) of Parquet files the model wrote.
+        staged: Folder (or file) of Parquet files the model wrote: a local staging folder,
+            or, on an object store (which cannot rename), a prefix under the table's data
+            folder where the files already sit at their final keys (``staging_location``).
         mode: ``overwrite`` (replace all rows) or ``append``.
         properties: Snapshot properties (dbt invocation id, model, git commit).
         full_refresh: Recreate the table when its schema cannot evolve in place.
@@ -40,24 +44,67 @@ class StoreRequest:
     """
 
     identifier: str
-    staged: Path
+    staged: str
     mode: str
     properties: dict[str, str]
     full_refresh: bool = False
     commit_when_empty: bool = False
+    s3: S3Settings | None = None
 
 
-def staged_files(staged: Path) -> list[Path]:
-    """The Parquet files under ``staged`` that hold rows."""
-    files = sorted(staged.rglob("*.parquet")) if staged.is_dir() else [staged]
-    return [f for f in files if pq.ParquetFile(f).metadata.num_rows > 0]
+def staging_location(
+    catalog: MetastoreCatalog, identifier: str, invocation_id: str, *, local_root: str
+) -> str:
+    """Where a model run writes its Parquet files.
+
+    On a local warehouse: a folder under ``local_root`` (``LAKEMIX_HOME/staging``), moved into
+    the table by a rename. On an object store: the table's own data folder, so the files are
+    written once, at their final keys, and committed with ``add_files``; a run killed before
+    its commit leaves only unreferenced objects there, which ``lakemix gc`` deletes.
+    """
+    namespace, name = identifier.rsplit(".", 1)
+    run = f"dbt-{invocation_id}-{uuid.uuid4().hex[:8]}"
+    warehouse = str(catalog.properties.get("warehouse", ""))
+    if not is_remote(warehouse):
+        return f"{local_root}/{invocation_id}-{identifier}"
+    from pyiceberg.exceptions import NoSuchTableError
+
+    try:
+        location = catalog.load_table(identifier).location()
+    except NoSuchTableError:  # created by ``store`` where the catalog puts new tables
+        ensure_namespace(catalog, namespace)
+        location = catalog._resolve_table_location(None, namespace, name)
+    return f"{location.rstrip('/')}/data/{run}"
 
 
-def _schema(staged: Path) -> pa.Schema:
-    files = sorted(staged.rglob("*.parquet")) if staged.is_dir() else [staged]
+def _listing(staged: str, s3: S3Settings | None) -> tuple[pafs.FileSystem, list[str]]:
+    """The file system of ``staged`` and the Parquet files under it (paths in that system)."""
+    fs, path = filesystem(s3, staged)
+    info = fs.get_file_info(path)
+    if info.type == pafs.FileType.File:
+        return fs, [path]
+    selector = pafs.FileSelector(path, recursive=True, allow_not_found=True)
+    return fs, sorted(f.path for f in fs.get_file_info(selector) if f.path.endswith(".parquet"))
+
+
+def staged_files(staged: str, s3: S3Settings | None = None) -> list[str]:
+    """The Parquet files under ``staged`` that hold rows (URIs on an object store); the
+    empty ones are deleted on an object store, where nothing else would remove them."""
+    fs, files = _listing(staged, s3)
+    kept = []
+    for f in files:
+        if pq.ParquetFile(f, filesystem=fs).metadata.num_rows > 0:
+            kept.append(uri_of(staged, f))
+        elif is_remote(staged):
+            fs.delete_file(f)
+    return kept
+
+
+def _schema(staged: str, s3: S3Settings | None) -> pa.Schema:
+    fs, files = _listing(staged, s3)
     if not files:
         raise StoreError(f"the model wrote no Parquet file under {staged}")
-    schema = pq.read_schema(files[0])
+    schema = pq.read_schema(files[0], filesystem=fs)
     for field in schema:
         if isinstance(field.type, pa.ExtensionType) or field.type in (pa.uint64(), pa.uint32()):
             raise StoreError(
@@ -106,20 +153,21 @@ def _evolve(table: Table, schema: pa.Schema, *, overwrite: bool) -> None:
                 update.move_after(name, before)
 
 
-def _move_into(table: Table, files: list[Path], tag: str) -> list[str]:
-    """Move staged files into the table's data folder (a rename on a local warehouse)."""
+def _move_into(table: Table, files: list[str], tag: str) -> list[str]:
+    """Move locally staged files into the table's data folder (a rename on a local warehouse;
+    a copy through the table's FileIO when only the staging folder is local)."""
     target_dir = f"{table.location()}/data"
     moved = []
     for n, f in enumerate(files):
         target = f"{target_dir}/{tag}-{n:05d}.parquet"
         local = local_path(target)
-        if local != target:  # remote warehouse: copy through the table's FileIO
-            with f.open("rb") as src, table.io.new_output(target).create(overwrite=True) as dst:
+        if local != target:
+            with open(f, "rb") as src, table.io.new_output(target).create(overwrite=True) as dst:
                 shutil.copyfileobj(src, dst)
-            f.unlink()
+            os.unlink(f)
         else:
             os.makedirs(os.path.dirname(local), exist_ok=True)
-            shutil.move(str(f), local)
+            shutil.move(f, local)
         moved.append(target)
     return moved
 
@@ -140,7 +188,7 @@ def store(catalog: Catalog, request: StoreRequest) -> str:
 
     if request.mode not in ("overwrite", "append"):
         raise StoreError(f"unknown store mode {request.mode!r}; use overwrite or append")
-    schema = _schema(request.staged)
+    schema = _schema(request.staged, request.s3)
     ensure_namespace(catalog, request.identifier.rsplit(".", 1)[0])
     try:
         table = catalog.load_table(request.identifier)
@@ -157,8 +205,12 @@ def store(catalog: Catalog, request: StoreRequest) -> str:
     except NoSuchTableError:
         table = catalog.create_table(request.identifier, schema=schema)
 
-    tag = f"dbt-{request.properties.get('lakemix.dbt_invocation_id', 'run')}-{uuid.uuid4().hex[:8]}"
-    paths = _move_into(table, staged_files(request.staged), tag)
+    files = staged_files(request.staged, request.s3)
+    if is_remote(request.staged):  # already at their final keys: no rename on object stores
+        paths = files
+    else:
+        tag = f"dbt-{request.properties.get('lakemix.dbt_invocation_id', 'run')}-"
+        paths = _move_into(table, files, tag + uuid.uuid4().hex[:8])
 
     def attempt(table: Table) -> str:
         with table.transaction() as tx:
@@ -175,5 +227,6 @@ def store(catalog: Catalog, request: StoreRequest) -> str:
         return str(table.refresh().metadata_location)
 
     location = commit_with_retry(catalog, request.identifier, attempt)
-    shutil.rmtree(request.staged, ignore_errors=True)
+    if not is_remote(request.staged):
+        shutil.rmtree(request.staged, ignore_errors=True)
     return location

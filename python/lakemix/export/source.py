@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lakemix.catalog import catalog as open_catalog
 from lakemix.errors import LakemixError
-from lakemix.iceberg import local_path
 from lakemix.loader.store import CLEAN
+from lakemix.storage import filesystem
 from lakemix.versions import ReleaseError, get_release
 
 if TYPE_CHECKING:
@@ -54,8 +53,10 @@ def check_readable(manifest: dict[str, Any], settings: Settings) -> None:
     """Raise unless every snapshot the export reads, and its data files, still exist.
 
     Raises:
-        ReleaseGoneError: A pinned table, snapshot or (local) data file is gone.
+        ReleaseGoneError: A pinned table, snapshot or data file (local or in the object
+            store) is gone.
     """
+    import pyarrow.fs as pafs
     from pyiceberg.exceptions import NoSuchTableError
 
     catalog = open_catalog(settings)
@@ -72,9 +73,10 @@ def check_readable(manifest: dict[str, Any], settings: Settings) -> None:
         if table.snapshot_by_id(snapshot_id) is None:
             raise _gone(manifest, f"{name} no longer has its snapshot {snapshot_id}")
         for task in table.scan(snapshot_id=snapshot_id).plan_files():
-            path = local_path(task.file.file_path)
-            if "://" not in path and not Path(path).is_file():
-                raise _gone(manifest, f"{name} at snapshot {snapshot_id} lost its file {path}")
+            uri = task.file.file_path
+            fs, path = filesystem(settings.s3, uri)
+            if fs.get_file_info(path).type != pafs.FileType.File:
+                raise _gone(manifest, f"{name} at snapshot {snapshot_id} lost its file {uri}")
 
 
 def open_release(tag: str, split: str, settings: Settings) -> dict[str, Any]:

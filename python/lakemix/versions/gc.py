@@ -5,12 +5,12 @@ from __future__ import annotations
 import shutil
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lakemix.catalog import catalog as open_catalog
 from lakemix.iceberg import commit_with_retry, local_path
 from lakemix.settings import Settings
+from lakemix.storage import filesystem, uri_of
 from lakemix.versions.release import list_releases, releases_directory
 
 if TYPE_CHECKING:
@@ -60,11 +60,23 @@ def _referenced(table: Table) -> set[str]:
     return paths
 
 
-def _sweep(root: Path, keep: set[str], cutoff: float, result: GcResult) -> None:
-    for path in root.rglob("*"):
-        if path.is_file() and str(path) not in keep and path.stat().st_mtime < cutoff:
-            result.deleted_bytes += path.stat().st_size
-            path.unlink()
+def _sweep(
+    location: str, keep: set[str], cutoff: float, settings: Settings, result: GcResult
+) -> None:
+    """Delete every file under the table's ``location`` (a folder or an object-store prefix)
+    that ``keep`` lacks and that is older than ``cutoff``: what killed builds and ingests wrote
+    and never committed (on an object store, where they were written at their final keys), and
+    what expired snapshots alone read."""
+    import pyarrow.fs as pafs
+
+    fs, root = filesystem(settings.s3, location)
+    selector = pafs.FileSelector(root, recursive=True, allow_not_found=True)
+    for info in fs.get_file_info(selector):
+        if info.type != pafs.FileType.File or local_path(uri_of(location, info.path)) in keep:
+            continue
+        if info.mtime is not None and info.mtime.timestamp() < cutoff:
+            result.deleted_bytes += info.size or 0
+            fs.delete_file(info.path)
             result.deleted_files += 1
 
 
@@ -85,9 +97,7 @@ def gc(*, grace_seconds: float = 3600, settings: Settings | None = None) -> GcRe
             if ident[-2] not in KEEP_HISTORY and table.current_snapshot() is not None:
                 result.expired_snapshots += _expire(table)
                 table = catalog.load_table(ident)
-            location = Path(local_path(table.location()))
-            if location.is_dir():  # a local warehouse; remote stores keep their own lifecycle
-                _sweep(location, _referenced(table), cutoff, result)
+            _sweep(table.location(), _referenced(table), cutoff, settings, result)
     released = {m["tag"] for m in list_releases(settings)}
     releases = releases_directory(settings)
     if releases.is_dir():  # JSON copies of releases killed before their manifest row committed

@@ -134,9 +134,14 @@ def rebuild(
         )
     directory = settings.home / "rebuilds" / f"{tag}-{uuid.uuid4().hex[:8]}"
     project = _scratch_project(root, directory, manifest)
-    scratch = Settings.from_env({"LAKEMIX_HOME": str(directory / "lakehouse")})
-    pins = _register_raw(manifest, settings, scratch)
+    # The scratch build writes to a local warehouse but reads the live raw tables where they
+    # are: on an object store, through the same endpoint and credentials (LAKEMIX_S3_ENDPOINT).
     env = {k: v for k, v in os.environ.items() if k not in OVERRIDDEN}
+    env["LAKEMIX_HOME"] = str(directory / "lakehouse")
+    if settings.s3 is not None and not env.get("LAKEMIX_S3_ENDPOINT"):
+        env["LAKEMIX_S3_ENDPOINT"] = settings.s3.endpoint
+    scratch = Settings.from_env(env)
+    pins = _register_raw(manifest, settings, scratch)
     env.update(
         LAKEMIX_HOME=str(scratch.home),
         DBT_TARGET_PATH=str(directory / "target"),

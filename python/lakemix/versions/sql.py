@@ -44,11 +44,12 @@ def check_read_only(conn: duckdb.DuckDBPyConnection, query: str) -> None:
 
 
 def warehouse_directory(settings: Settings) -> str:
-    """The warehouse as DuckDB names it: a local path for ``file:`` URIs, else the URI."""
+    """The warehouse as DuckDB names it: a local path for ``file:`` URIs, else the URI with a
+    final ``/`` (an object-store prefix: ``s3://b/wh`` must not admit ``s3://b/wh2``)."""
     parsed = urlparse(settings.warehouse)
     if parsed.scheme in ("", "file"):
         return str(Path(url2pathname(parsed.path)))
-    return settings.warehouse
+    return settings.warehouse.rstrip("/") + "/"
 
 
 def confine(conn: duckdb.DuckDBPyConnection, settings: Settings) -> None:

@@ -2,7 +2,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lakemix.settings import Settings, redact_uri
+import pytest
+
+from lakemix.settings import S3Settings, Settings, StorageConfigError, redact_uri
+from lakemix.storage import catalog_properties, explain
 
 
 def test_defaults_live_under_home(tmp_path: Path) -> None:
@@ -32,3 +35,71 @@ def test_environment_overrides_each_location(tmp_path: Path) -> None:
 def test_redact_leaves_uris_without_password() -> None:
     assert redact_uri("sqlite:////tmp/c.db") == "sqlite:////tmp/c.db"
     assert redact_uri("postgresql://u@h/d") == "postgresql://u@h/d"
+
+
+def test_s3_credentials_come_from_the_aws_variables_and_are_never_shown(tmp_path: Path) -> None:
+    s = Settings.from_env(
+        {
+            "LAKEMIX_HOME": str(tmp_path),
+            "HOME": str(tmp_path),
+            "LAKEMIX_WAREHOUSE": "s3://bucket/wh/",
+            "LAKEMIX_S3_ENDPOINT": "http://127.0.0.1:8333/",
+            "AWS_ACCESS_KEY_ID": "AKIAEXAMPLE",
+            "AWS_SECRET_ACCESS_KEY": "hunter2-secret",
+        }
+    )
+    assert s.warehouse == "s3://bucket/wh"
+    assert s.s3 is not None and s.s3.secret_access_key == "hunter2-secret"
+    assert s.s3.endpoint_host == "127.0.0.1:8333" and not s.s3.use_ssl
+    assert s.s3.region == "us-east-1"
+    assert "hunter2" not in repr(s) and "AKIAEXAMPLE" not in repr(s)
+    assert catalog_properties(s.s3)["s3.endpoint"] == "http://127.0.0.1:8333"
+
+
+def test_s3_credentials_come_from_a_profile(tmp_path: Path) -> None:
+    aws = tmp_path / ".aws"
+    aws.mkdir()
+    (aws / "credentials").write_text(
+        "[default]\naws_access_key_id = DEFAULTKEY\naws_secret_access_key = d\n"
+        "[lake]\naws_access_key_id = LAKEKEY\naws_secret_access_key = from-profile\n"
+    )
+    (aws / "config").write_text("[profile lake]\nregion = eu-central-1\n")
+    env = {"HOME": str(tmp_path), "LAKEMIX_HOME": str(tmp_path), "AWS_PROFILE": "lake"}
+    s = Settings.from_env({**env, "LAKEMIX_WAREHOUSE": "s3://b/p"})
+    assert s.s3 is not None
+    assert (s.s3.access_key_id, s.s3.secret_access_key) == ("LAKEKEY", "from-profile")
+    assert s.s3.region == "eu-central-1" and s.s3.use_ssl and s.s3.endpoint == ""
+    local = Settings.from_env({**env, "LAKEMIX_WAREHOUSE": str(tmp_path / "wh")})
+    assert local.s3 is None and local.warehouse == (tmp_path / "wh").as_uri()
+
+
+@pytest.mark.parametrize(
+    ("warehouse", "message"),
+    [("s3:///no-bucket", "names no bucket"), ("gs://b/p", "unsupported scheme 'gs'")],
+)
+def test_a_bad_warehouse_names_itself_and_the_way_out(
+    tmp_path: Path, warehouse: str, message: str
+) -> None:
+    with pytest.raises(StorageConfigError, match=message) as caught:
+        Settings.from_env({"LAKEMIX_HOME": str(tmp_path), "LAKEMIX_WAREHOUSE": warehouse})
+    assert "s3://bucket/prefix" in str(caught.value)
+
+
+def test_an_endpoint_must_be_a_url(tmp_path: Path) -> None:
+    with pytest.raises(StorageConfigError, match="LAKEMIX_S3_ENDPOINT"):
+        Settings.from_env(
+            {
+                "HOME": str(tmp_path),
+                "LAKEMIX_WAREHOUSE": "s3://b/p",
+                "LAKEMIX_S3_ENDPOINT": "127.0.0.1:8333",
+            }
+        )
+
+
+def test_storage_errors_say_what_to_fix_without_the_secret() -> None:
+    s3 = S3Settings("http://h:1", "us-east-1", "KEY", "sekrit")
+    refused = explain(OSError("AWS Error ACCESS_DENIED sekrit"), s3, "s3://b/p")
+    assert "AWS_SECRET_ACCESS_KEY" in str(refused) and "sekrit" not in str(refused)
+    assert "bucket 'b' does not exist" in str(explain(OSError("NoSuchBucket"), s3, "s3://b/p"))
+    unreachable = explain(OSError("curlCode: 7, Couldn't connect to server"), s3, "s3://b/p")
+    assert "LAKEMIX_S3_ENDPOINT" in str(unreachable)
