@@ -7,9 +7,10 @@
 # on which checkout's venv started it. Its data, identities (one random access key, kept like
 # PostgreSQL's test password), log and PID live beside it. Ports stay off the common defaults
 # other tools take (Spark's UI 8080, Jupyter 8888): S3 8333, master 19333, volume 18080, filer
-# 18888 (gRPC on each + 10000); the built-in Iceberg REST and Lance servers are off.
+# 18888 (gRPC on each + 10000), Prometheus metrics 19327 (bench/s3.py counts requests there);
+# the built-in Iceberg REST and Lance servers are off.
 #
-# Appends LAKEMIX_TEST_S3_{ENDPOINT,BUCKET,REGION,ACCESS_KEY_ID,SECRET_ACCESS_KEY} to
+# Appends LAKEMIX_TEST_S3_{ENDPOINT,BUCKET,REGION,ACCESS_KEY_ID,SECRET_ACCESS_KEY,METRICS} to
 # $LAKEMIX_SERVICES_ENV. Stopping takes over 15 s: `kill $(cat $state/seaweedfs/weed.pid)`,
 # wait, then SIGKILL (../shared/REFERENCE.md).
 set -euo pipefail
@@ -21,7 +22,7 @@ home=$state/seaweedfs
 weed=$tools/bin/weed
 bucket=lakemix-test
 region=us-east-1
-s3_port=8333 master_port=19333 volume_port=18080 filer_port=18888
+s3_port=8333 master_port=19333 volume_port=18080 filer_port=18888 metrics_port=19327
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -63,7 +64,7 @@ if ! running; then
         "$weed" server -dir="$home/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
         -master.port=$master_port -volume.port=$volume_port -filer.port=$filer_port \
         -s3 -s3.port=$s3_port -s3.config="$home/identities.json" \
-        -s3.port.iceberg=0 -s3.port.lance=0 \
+        -s3.port.iceberg=0 -s3.port.lance=0 -metricsPort=$metrics_port \
         >"$home/weed.log" 2>&1 </dev/null &
 fi
 
@@ -86,5 +87,6 @@ fi
     echo "export LAKEMIX_TEST_S3_REGION='$region'"
     echo "export LAKEMIX_TEST_S3_ACCESS_KEY_ID='$access_key'"
     echo "export LAKEMIX_TEST_S3_SECRET_ACCESS_KEY='$secret_key'"
+    echo "export LAKEMIX_TEST_S3_METRICS='http://127.0.0.1:$metrics_port/metrics'"
 } >>"$out"
 echo "services: SeaweedFS $version, S3 on 127.0.0.1:$s3_port (bucket $bucket; keys in $out)"
