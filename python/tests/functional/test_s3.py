@@ -147,6 +147,11 @@ def test_the_pipeline_runs_on_s3(on_s3: Settings) -> None:
     at_v1 = lakemix("sql", "select count(*) as n from marts.mix_demo_unimax", "--at", "v1")
     assert at_v1.split()[-1] == str(documents)
 
+    # The reading commands: table counts, full-text search, the quality report at the tag.
+    assert "raw.documents" in lakemix("tables")
+    assert "clean" in lakemix("search", "the", "--limit", "1")
+    assert "wrote " in lakemix("report", "--tag", "v1")
+
 
 def test_gc_on_s3_deletes_only_unreferenced_objects(on_s3: Settings) -> None:
     fs, root = filesystem(on_s3.s3, on_s3.warehouse)
