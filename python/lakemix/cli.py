@@ -93,12 +93,12 @@ def mix_group() -> None:
 
 
 def _plan(name: str) -> object:
-    from lakemix.mix.lakehouse import available_tokens, mixes_directory
+    from lakemix.mix.lakehouse import available_tokens, column_tokens, mixes_directory
     from lakemix.mix.plan import make_plan
     from lakemix.mix.spec import load
 
     spec = load(name, mixes_directory())
-    return make_plan(spec, available_tokens(spec))
+    return make_plan(spec, available_tokens(spec), group_tokens=column_tokens(spec))
 
 
 @mix_group.command("plan")
