@@ -88,6 +88,8 @@ class DynamicPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is
             resume starts a new origin); ``(0, 0)`` from the start.
         start: The state ``reset()`` without one starts from (a resume).
         ahead: Batches planned at once, at most (about ``PLAN_TOKENS`` tokens' worth if None).
+        warned: The groups warned of already (shared by the planners of one loader: a warning
+            a group a run).
     """
 
     def __init__(
@@ -106,6 +108,7 @@ class DynamicPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is
         origin: tuple[int, int] = (0, 0),
         start: dict[str, Any] | None = None,
         ahead: int | None = None,
+        warned: set[int] | None = None,
     ) -> None:
         super().__init__()
         self._streams, self._lengths, self._history = streams, lengths, history
@@ -115,7 +118,7 @@ class DynamicPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is
         self._tokens = seq_len * batch_size  # a rank's tokens a step
         self._ahead = ahead or min(PLAN_BATCHES, max(1, PLAN_TOKENS // self._tokens))
         self._origin, self._start = origin, start
-        self._warned: set[int] = set()
+        self._warned = set() if warned is None else warned
         self._restart(None)
 
     def _restart(self, state: dict[str, Any] | None) -> None:

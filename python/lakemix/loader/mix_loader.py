@@ -163,9 +163,9 @@ class MixLoader:
             raise ValueError("extra field group_ids needs a dynamic mix: pass groups='language'")
         if self.dynamic is not None:
             self.history = self.dynamic.history
-            self._firsts: list[Any] | None = (
-                None  # each group's first epoch after an elastic resume
-            )
+            # each group's first epoch after an elastic resume; groups warned of (max_epochs)
+            self._firsts: list[Any] | None = None
+            self._warned: set[int] = set()
             self._check_groups()
         self._start: dict[str, Any] | None = None
         self._state: dict[str, Any] | None = None
@@ -238,6 +238,7 @@ class MixLoader:
             max_epochs=self.dynamic.groups.max_epochs,
             cap=self.dynamic.groups.when_exhausted == "cap",
             start=self._start,
+            warned=self._warned,
         )
 
     def _build(self) -> Any:
