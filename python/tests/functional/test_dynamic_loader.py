@@ -166,3 +166,22 @@ def command(
     args: list[str], script: list[str], common: list[str], env: dict[str, str]
 ) -> subprocess.CompletedProcess[str]:
     return run_command([*script, *args, *common], extra_env=env)
+
+
+def test_two_ranks_set_the_same_weights_at_the_same_steps(
+    release: Settings, tmp_path: Path
+) -> None:
+    torchrun = [str(BIN / "torchrun"), "--standalone", "--nproc-per-node", "2"]
+    script = [*torchrun, str(ROOT / "examples" / "train_tiny.py"), "--tag", "v1"]
+    common = ["--steps", "9", "--checkpoint-every", "9", "--seq-len", "32", "--batch-size", "4"]
+    common += ["--policy", "exp3", "--update-every", "3", "--num-workers", "0"]
+    env = {"LAKEMIX_HOME": str(release.home), "MLFLOW_ALLOW_FILE_STORE": "true"}
+    env["MLFLOW_TRACKING_URI"] = (tmp_path / "mlruns").as_uri()
+    run_command([*script, "--out", str(tmp_path / "run"), *common], extra_env=env, timeout=600)
+    record = orjson.loads((tmp_path / "run" / "run.json").read_bytes())
+    histories = [state["weights"]["changes"] for state in record["loader"]]
+    assert len(histories) == 2 and histories[0] == histories[1]  # all-reduced losses
+    assert [change[0] for change in histories[0]] == [3, 6, 9]
+    assert record["loader"][0]["draws"] != record["loader"][1]["draws"] or (
+        record["loader"][0]["items"] != record["loader"][1]["items"]
+    )  # two shares of the groups
