@@ -77,6 +77,9 @@ class Plugin(BasePlugin):
         # Target table -> {watermark property: snapshot id} of the sources its SQL reads
         # (lakemix_rows_since at compile time), committed with its rows by ``store``.
         self._watermarks: dict[str, dict[str, str]] = {}
+        # Target table -> its snapshot an incremental run decided from (its watermark's
+        # snapshot): ``store`` refuses to append onto any other (``StoreRequest.parent``).
+        self._parents: dict[str, int] = {}
         # Target table -> the key of the settings its rows are computed with (macro cache_key).
         self._cache_keys: dict[str, str] = {}
         self.texts = TextFunctions(TextStore(store_path(self.settings.home)))
@@ -172,9 +175,12 @@ class Plugin(BasePlugin):
         if not incremental:
             return answer(full, exact=True)
         try:
-            last = watermark.last_read(self.catalog.load_table(target), source)
+            target_table = self.catalog.load_table(target)
         except NoSuchTableError:
             return answer(full, exact=True)
+        last = watermark.last_read(target_table, source)
+        if target_table.metadata.current_snapshot_id is not None:
+            self._parents[target] = target_table.metadata.current_snapshot_id
         added = watermark.added_files(table, last, now)
         if added is None:
             return answer(full, exact=False)
@@ -216,6 +222,7 @@ class Plugin(BasePlugin):
         identifier = f"{relation.schema}.{relation.identifier}"
         read = self._watermarks.pop(identifier, {})
         properties |= read
+        parent = self._parents.pop(identifier, None)
         key = self._cache_keys.pop(identifier, None)
         if key is not None:
             properties[cache_key.PROPERTY] = key
@@ -228,6 +235,7 @@ class Plugin(BasePlugin):
                 properties=properties,
                 full_refresh=bool(options.get("full_refresh", False)),
                 commit_when_empty=bool(read),
+                parent=parent,
             ),
         )
         self.texts.commit(identifier)
