@@ -79,6 +79,31 @@ def ingest_command(
     print_ingest(result, sys.stdout)
 
 
+@main.command("ingests")
+def ingests_command() -> None:
+    """List the ingests in raw.documents and raw.quarantine: id, time, source, files, rows."""
+    from lakemix.report import print_ingests
+
+    print_ingests(sys.stdout)
+
+
+@main.command("ingest-remove")
+@click.argument("ingest_id")
+def ingest_remove_command(ingest_id: str) -> None:
+    """Delete the rows, quarantine rows and ledger entries of one ingest (its id or a prefix of
+    6+ characters, from `lakemix ingests`). Releases keep reading them through their tags; the
+    files can be ingested again."""
+    from lakemix.ingest.remove import remove_ingest
+
+    removal = remove_ingest(ingest_id)
+    rows = ", ".join(f"{n:,} rows from {t}" for t, n in removal.rows.items())
+    click.echo(f"removed ingest {removal.ingest_id}: {rows} ({removal.files} files)")
+    click.echo(
+        "the incremental models still hold its documents: run `dbt build --full-refresh` "
+        "before the next mix build or release"
+    )
+
+
 @main.command("tables")
 def tables_command() -> None:
     """Row counts of every Iceberg table, and documents per source in raw.documents."""
