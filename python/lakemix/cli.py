@@ -16,10 +16,17 @@ class _Commands(click.Group):
     its password hidden, ...) is a one-line message and exit status 1, not a trace."""
 
     def invoke(self, ctx: click.Context) -> object:
+        from lakemix.iceberg.missing import describe
+
         try:
             return super().invoke(ctx)
         except LakemixError as exc:
             raise click.ClickException(str(exc)) from None
+        except Exception as exc:  # a lost table file, from DuckDB, pyarrow or pyiceberg
+            missing = describe(exc)
+            if missing is None:
+                raise
+            raise click.ClickException(str(missing)) from None
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
@@ -277,6 +284,7 @@ def _add_version_commands() -> None:
         commands.release_command,
         commands.show_command,
         commands.sql_command,
+        commands.verify_command,
         commands.versions_command,
     ):
         main.add_command(command)

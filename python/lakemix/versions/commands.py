@@ -133,7 +133,10 @@ def sql_command(query: str, version: str | None, limit: int) -> None:
         header = [d[0] for d in result.description or []]
         rows = result.fetchmany(limit)
     except duckdb.Error as exc:
-        raise click.ClickException(f"{type(exc).__name__}: {exc}") from None
+        from lakemix.iceberg.missing import describe
+
+        missing = describe(exc)  # a lost table file: the table, the file and `lakemix verify`
+        raise click.ClickException(str(missing or f"{type(exc).__name__}: {exc}")) from None
     finally:
         conn.close()
     table(rows, header, sys.stdout)
@@ -155,3 +158,20 @@ def gc_command(grace: float) -> None:
         f"expired {result.expired_snapshots:,} snapshots; deleted {result.deleted_files:,} "
         f"files ({result.deleted_bytes / 1e6:,.1f} MB)"
     )
+
+
+@click.command("verify")
+@click.option("--tag", help="Check the snapshots release TAG pinned (instead of the current ones).")
+@click.option("--all-tags", is_flag=True, help="Check the current snapshots and every tag's.")
+@click.option("--deep", is_flag=True, help="Also read every row group and count its rows.")
+def verify_command(tag: str | None, all_tags: bool, deep: bool) -> None:
+    """Check that every data and delete file the catalog references exists, has its recorded
+    size and reads; print what is wrong per table and how to repair it (exit 1 if anything)."""
+    from lakemix.versions.verify import format_reports, verify
+
+    if tag is not None and all_tags:
+        raise click.UsageError("give --tag TAG or --all-tags, not both")
+    reports = verify(tag=tag, all_tags=all_tags, deep=deep)
+    click.echo(format_reports(reports))
+    if any(not r.ok for r in reports):
+        sys.exit(1)
