@@ -13,6 +13,8 @@ import atexit
 import contextlib
 import functools
 import gc
+import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +58,28 @@ def freeze_long_lived() -> None:
     atexit.register(gc.freeze)
 
 
+WRITING_COMMANDS = ("build", "run", "seed", "snapshot")
+
+
+def _hold_writer_lock(settings: Settings) -> None:
+    """A dbt command that writes holds the lakehouse's writer lock until it exits; a second one
+    is refused with one line naming the holder (or waits ``LAKEMIX_WAIT`` seconds)."""
+    from dbt.flags import get_flags
+
+    from lakemix.writer import LakehouseBusyError, command_line, hold_for_process
+
+    which = str(getattr(get_flags(), "WHICH", ""))  # type: ignore[no-untyped-call]
+    if which not in WRITING_COMMANDS:
+        return
+    try:
+        hold_for_process(command_line(), settings=settings)
+    except LakehouseBusyError as exc:
+        # Raised here, dbt would print a 40-line trace; the one line and exit status 2 say it.
+        sys.stderr.write(f"lakemix: {exc}\n")
+        sys.stderr.flush()
+        os._exit(2)  # SystemExit: dbt prints a trace too
+
+
 class Plugin(BasePlugin):
     """Connects DuckDB to the lakemix Iceberg catalog."""
 
@@ -69,6 +93,7 @@ class Plugin(BasePlugin):
         self.refresh = bool(plugin_config.get("lakemix_refresh_views", True))
         freeze_long_lived()
         self.settings = Settings.from_env()
+        _hold_writer_lock(self.settings)
         # DuckDB creates its database file but not the folder: a first `dbt seed` or `dbt build`
         # on a fresh clone runs before anything else made LAKEMIX_HOME.
         self.settings.duckdb_path.parent.mkdir(parents=True, exist_ok=True)

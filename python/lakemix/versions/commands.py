@@ -7,17 +7,20 @@ import sys
 import click
 
 from lakemix.report import table
+from lakemix.writer import wait_option, writer
 
 
 @click.command("release")
 @click.argument("mix")
 @click.option("--tag", required=True, help="Name of the release (letters, digits, . _ -).")
-def release_command(mix: str, tag: str) -> None:
+@wait_option
+def release_command(mix: str, tag: str, wait: float) -> None:
     """Tag every table MIX depends on and record its manifest (needs a passing dbt build)."""
     from lakemix.settings import Settings
     from lakemix.versions.release import release, releases_directory
 
-    manifest = release(mix, tag)
+    with writer(f"lakemix release {mix}", wait=wait):
+        manifest = release(mix, tag)
     click.echo(
         f"released {mix} as {tag}: {len(manifest['snapshots'])} tables tagged, "
         f"checksum {manifest['checksum']}"
@@ -149,11 +152,13 @@ def sql_command(query: str, version: str | None, limit: int) -> None:
     show_default=True,
     help="Seconds: newer unreferenced files may belong to a running job and are kept.",
 )
-def gc_command(grace: float) -> None:
+@wait_option
+def gc_command(grace: float, wait: float) -> None:
     """Expire snapshots no release tag references and delete files nothing reads."""
     from lakemix.versions.gc import gc
 
-    result = gc(grace_seconds=grace)
+    with writer("lakemix gc", wait=wait):
+        result = gc(grace_seconds=grace)
     click.echo(
         f"expired {result.expired_snapshots:,} snapshots; deleted {result.deleted_files:,} "
         f"files ({result.deleted_bytes / 1e6:,.1f} MB)"
