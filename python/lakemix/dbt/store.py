@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 from lakemix.dbt.watermark import PROPERTY_PREFIX
 from lakemix.errors import LakemixError
 from lakemix.iceberg import commit_with_retry, ensure_namespace, local_path
+from lakemix.iceberg.commit import NO_REPLAY
 from lakemix.settings import S3Settings, is_remote
 from lakemix.storage import filesystem, uri_of
 
@@ -41,6 +42,9 @@ class StoreRequest:
         full_refresh: Recreate the table when its schema cannot evolve in place.
         commit_when_empty: With no rows to append, append an empty snapshot all the same when
             the current one lacks the properties (what the run read: ``watermark``).
+        parent: The table's snapshot an incremental run computed its rows against; an append
+            onto another snapshot (a concurrent build committed meanwhile) is refused, as
+            the rows may already be there.
     """
 
     identifier: str
@@ -50,6 +54,7 @@ class StoreRequest:
     full_refresh: bool = False
     commit_when_empty: bool = False
     s3: S3Settings | None = None
+    parent: int | None = None
 
 
 def staging_location(
@@ -201,9 +206,9 @@ def store(catalog: Catalog, request: StoreRequest) -> str:
                     f"evolve ({exc}); run with --full-refresh to recreate the table"
                 ) from None
             catalog.drop_table(request.identifier)
-            table = catalog.create_table(request.identifier, schema=schema)
+            table = catalog.create_table(request.identifier, schema=schema, properties=NO_REPLAY)
     except NoSuchTableError:
-        table = catalog.create_table(request.identifier, schema=schema)
+        table = catalog.create_table(request.identifier, schema=schema, properties=NO_REPLAY)
 
     files = staged_files(request.staged, request.s3)
     if is_remote(request.staged):  # already at their final keys: no rename on object stores
@@ -213,6 +218,15 @@ def store(catalog: Catalog, request: StoreRequest) -> str:
         paths = _move_into(table, files, tag + uuid.uuid4().hex[:8])
 
     def attempt(table: Table) -> str:
+        current = table.metadata.current_snapshot_id
+        if request.mode == "append" and request.parent is not None and current != request.parent:
+            for path in paths:  # never committed: the run's rows are left out, not doubled
+                table.io.delete(path)
+            raise StoreError(
+                f"{request.identifier}: another build committed to the table while this "
+                f"incremental run computed its rows against snapshot {request.parent} (now "
+                f"{current}); nothing was appended. Run the build again."
+            )
         with table.transaction() as tx:
             if request.mode == "overwrite" and table.current_snapshot() is not None:
                 tx.delete(AlwaysTrue(), snapshot_properties=request.properties)
