@@ -1,36 +1,23 @@
-"""Full-text search over every document (DuckDB's fts BM25 index, built by dbt)."""
+"""Full-text search over every document: BM25 over the Tantivy index that ``dbt build`` keeps."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from lakemix import duck
-from lakemix.errors import LakemixError
+from lakemix.search.index import SearchIndexError, index_path, open_index
 from lakemix.settings import Settings
 
-# Built by models/search/search_documents.sql and macros/create_search_index.sql.
-MATCH_MACRO = "search.match_documents"
-COLUMNS = (
-    "score",
-    "document_id",
-    "is_clean",
-    "source_id",
-    "language",
-    "language_score",
-    "url",
-    "file_path",
-    "file_offset",
-    "ingest_id",
-    "ingested_at",
-    "failed_rule_names",
-    "duplicate_of_document_id",
-    "text",
-)
+if TYPE_CHECKING:
+    import tantivy
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-class SearchError(LakemixError, RuntimeError):
+class SearchError(SearchIndexError):
     """The search index is missing or cannot be read."""
 
 
@@ -84,6 +71,87 @@ class SearchHit:
         return ("..." if start else "") + piece + ("..." if start + width < len(self.text) else "")
 
 
+def _words(query: str) -> str:
+    """The query as words for Tantivy's parser: its syntax characters become spaces, so every
+    word is looked for (any of them; a word the analyzer splits, as in Chinese, is a phrase)."""
+    return " ".join(re.findall(r"[^\W_]+", query.lower()))
+
+
+def _hit(score: float, doc: tantivy.Document) -> SearchHit:
+    fields: dict[str, Any] = doc.to_dict()
+
+    def one(name: str) -> Any:
+        values = fields.get(name)
+        return values[0] if values else None
+
+    rules = one("failed_rule_names")
+    micros = one("ingested_at_us")
+    return SearchHit(
+        score=float(score),
+        document_id=one("document_id"),
+        is_clean=bool(one("is_clean")),
+        source_id=one("source_id"),
+        language=one("language"),
+        language_score=one("language_score"),
+        url=one("url"),
+        file_path=one("file_path"),
+        file_offset=one("file_offset"),
+        ingest_id=one("ingest_id"),
+        ingested_at=EPOCH + timedelta(microseconds=micros or 0),
+        failed_rule_names=rules.split(",") if rules else [],
+        duplicate_of_document_id=one("duplicate_of_document_id"),
+        text=one("text") or "",
+    )
+
+
+def match(
+    path: Path,
+    query: str,
+    *,
+    language: str | None = None,
+    source: str | None = None,
+    clean_only: bool = False,
+    limit: int | None = None,
+) -> list[SearchHit]:
+    """Documents of the index at ``path`` matching ``query``, best first (ties by id).
+
+    Args:
+        path: The index folder (``index_path``).
+        query: Words to look for.
+        language: Only documents of this language.
+        source: Only documents of this source.
+        clean_only: Only kept documents.
+        limit: At most this many (every match when None).
+
+    Raises:
+        SearchIndexError: No index at ``path``.
+    """
+    import tantivy
+
+    index = open_index(path)
+    words = _words(query)
+    if not words:
+        return []
+    searcher = index.searcher()
+    parts = [(tantivy.Occur.Must, index.parse_query(words, ["text"]))]
+    schema = index.schema
+    for field, value in (("language", language), ("source_id", source)):
+        if value is not None:
+            parts.append((tantivy.Occur.Must, tantivy.Query.term_query(schema, field, value)))
+    if clean_only:
+        parts.append((tantivy.Occur.Must, tantivy.Query.term_query(schema, "is_clean", True)))
+    combined = tantivy.Query.boolean_query(parts)
+    if limit is None:
+        limit = searcher.search(combined, 1, count=True).count  # type: ignore[attr-defined]  # stub lacks it
+    if limit < 1:
+        return []
+    hits = [
+        _hit(score, searcher.doc(address))
+        for score, address in searcher.search(combined, limit).hits
+    ]
+    return sorted(hits, key=lambda hit: (-hit.score, hit.document_id))
+
+
 def search(
     query: str,
     *,
@@ -96,6 +164,9 @@ def search(
 ) -> list[SearchHit]:
     """Documents matching ``query`` (any of its words; BM25), best first.
 
+    Reads the index folder beside the DuckDB file (``index_path``) directly: no DuckDB, and
+    no wait for a running ``dbt build`` (it sees the last committed index).
+
     Args:
         query: Words to look for; case and accents do not matter.
         language: Only documents identified as this ISO 639 code.
@@ -107,43 +178,27 @@ def search(
 
     Raises:
         SearchQueryError: An empty query or a limit below 1 (a ``ValueError``).
-        SearchError: No index yet (run ``dbt build``), or the database is locked by dbt.
+        SearchError: No index yet (run ``dbt build``).
     """
-    import duckdb
-
     if not query.strip():
         raise SearchQueryError("the search query is empty: give at least one word")
     if limit < 1:
         raise SearchQueryError(f"limit must be at least 1, got {limit}")
     settings = settings or Settings.from_env()
-    if not settings.duckdb_path.is_file():
+    path = index_path(settings)
+    if not settings.duckdb_path.is_file() and not path.is_dir():
         raise SearchError(f"no dbt build yet ({settings.duckdb_path} does not exist)")
-    filters: list[str] = []
-    params: list[object] = [query]
-    for column, value in (("language", language), ("source_id", source)):
-        if value is not None:
-            filters.append(f"{column} = ?")
-            params.append(value)
+    try:
+        hits = match(
+            path,
+            query,
+            language=language,
+            source=source,
+            clean_only=not include_rejected,
+            limit=limit,
+        )
+    except SearchIndexError as exc:
+        raise SearchError(str(exc)) from None
     if min_score is not None:
-        filters.append("score >= ?")
-        params.append(float(min_score))
-    if not include_rejected:
-        filters.append("is_clean")
-    where = f"where {' and '.join(filters)}" if filters else ""
-    sql = (
-        f"select {', '.join(COLUMNS)} from {MATCH_MACRO}(?::varchar) {where} "
-        f"order by score desc, document_id limit {int(limit)}"
-    )
-    try:
-        conn = duck.connect(settings.duckdb_path, settings=settings, read_only=True)
-    except duckdb.IOException as exc:
-        raise SearchError(f"cannot read {settings.duckdb_path} (is dbt running?): {exc}") from None
-    try:
-        rows = conn.execute(sql, params).fetchall()
-    except duckdb.CatalogException as exc:
-        raise SearchError(
-            f"no search index in {settings.duckdb_path}: run `dbt build` ({exc})"
-        ) from None
-    finally:
-        conn.close()
-    return [SearchHit(*row) for row in rows]
+        hits = [hit for hit in hits if hit.score >= min_score]
+    return hits
