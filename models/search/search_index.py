@@ -13,15 +13,18 @@ def model(dbt, session):
     from lakemix.search.sql import macro_sql
     from lakemix.settings import Settings
 
+    heap_mb = dbt.config.meta_get("writer_heap_mb")
+    batch_rows = dbt.config.meta_get("batch_rows")
+    rebuild = dbt.config.meta_get("rebuild")
     documents = dbt.ref("search_documents")
     path = index_path(Settings.from_env())
     result = sync_index(
         session,
         documents.sql_query(),
         path,
-        heap_bytes=int(dbt.config.get("writer_heap_mb")) * 1_000_000,
-        batch_rows=int(dbt.config.get("batch_rows")),
-        rebuild=str(dbt.config.get("rebuild")).lower() == "true",
+        heap_bytes=int(heap_mb) * 1_000_000,
+        batch_rows=int(batch_rows),
+        rebuild=str(rebuild).lower() == "true",
     )
     session.execute(macro_sql(dbt.this.schema, path))
     return pa.table(

@@ -91,6 +91,10 @@ def _rows(result: duckdb.DuckDBPyConnection, batch_rows: int) -> Iterator[dict[s
         yield from batch.to_pylist()
 
 
+def _literal(path: Path) -> str:
+    return "'" + str(path).replace("'", "''") + "'"
+
+
 def _count(conn: duckdb.DuckDBPyConnection, table: str) -> int:
     row = conn.execute(f"select count(*) from {table}").fetchone()
     return int(row[0]) if row else 0
@@ -139,7 +143,7 @@ def sync_index(
     conn.execute(
         f"create or replace temp table search_sync_now as {_fingerprint_sql(relation_sql)}"
     )
-    previous = "select * from search_sync_now limit 0" if rebuilt else f"from '{state}'"
+    previous = "select * from search_sync_now limit 0" if rebuilt else f"from {_literal(state)}"
     conn.execute(f"create or replace temp table search_sync_before as {previous}")
     conn.execute(
         "create or replace temp table search_sync_added as "
@@ -171,7 +175,7 @@ def sync_index(
     writer.wait_merging_threads()
 
     temporary = path / (STATE_FILE + ".tmp")
-    conn.execute(f"copy search_sync_now to '{temporary}' (format parquet)")
+    conn.execute(f"copy search_sync_now to {_literal(temporary)} (format parquet)")
     os.replace(temporary, state)
     for table in ("search_sync_now", "search_sync_before", "search_sync_added"):
         conn.execute(f"drop table {table}")
