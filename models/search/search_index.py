@@ -27,6 +27,8 @@ def model(dbt, session):
         rebuild=str(rebuild).lower() == "true",
     )
     session.execute(macro_sql(dbt.this.schema, path))
+    # The DuckDB fts index of earlier lakemix versions (GBs at 1M documents) is no longer read.
+    session.execute(f"drop schema if exists fts_{dbt.this.schema}_search_documents cascade")
     return pa.table(
         {
             "index_path": [str(path)],
