@@ -149,8 +149,14 @@ def review_group() -> None:
     type=click.Path(path_type=Path, dir_okay=False),
     help="CSV to write (default: LAKEMIX_HOME/reviews/sample-<seed>.csv).",
 )
-def review_sample_command(size: int, seed: int, output: Path | None) -> None:
-    """Draw kept and rejected documents, stratified by language and rule, into a CSV to label."""
+@click.option(
+    "--mix",
+    help="Only kept documents of this mix not reviewed yet (what `lakemix release` counts).",
+)
+def review_sample_command(size: int, seed: int, output: Path | None, mix: str | None) -> None:
+    """Draw kept and rejected documents, stratified by language and rule, into a CSV to label.
+
+    With --mix: the kept documents of that mix that have no verdict on their current text."""
     from lakemix.quality import review
     from lakemix.quality.session import open_session
     from lakemix.settings import Settings
@@ -158,7 +164,7 @@ def review_sample_command(size: int, seed: int, output: Path | None) -> None:
     settings = Settings.from_env()
     conn = open_session(None, settings=settings)
     try:
-        rows = review.sample(conn, n=size, seed=seed)
+        rows = review.sample(conn, n=size, seed=seed, mix=mix)
     finally:
         conn.close()
     path = output or review.default_sample_path(settings, seed)
@@ -191,6 +197,7 @@ def review_sample_command(size: int, seed: int, output: Path | None) -> None:
 def review_label_command(csv_path: Path | None, sample_path: Path | None, reviewer: str) -> None:
     """Record verdicts in the Iceberg table meta.review_verdicts, from a CSV or a prompt."""
     from lakemix.catalog import catalog
+    from lakemix.objectives.validation import VERDICTS_TABLE
     from lakemix.quality import review
     from lakemix.settings import Settings
 
@@ -202,7 +209,7 @@ def review_label_command(csv_path: Path | None, sample_path: Path | None, review
             sample_path or review.default_sample_path(settings, 0), reviewer
         )
     count = review.record(catalog(settings), verdicts)
-    click.echo(f"recorded {count} verdicts by {reviewer} in {review.VERDICTS_TABLE}")
+    click.echo(f"recorded {count} verdicts by {reviewer} in {VERDICTS_TABLE}")
 
 
 def _prompt_verdicts(path: Path, reviewer: str) -> list[Verdict]:
@@ -230,5 +237,12 @@ def _prompt_verdicts(path: Path, reviewer: str) -> list[Verdict]:
         if choice == "q":
             break
         if choice in answers:
-            verdicts.append(Verdict(row["document_id"], answers[choice], reviewer))
+            verdicts.append(
+                Verdict(
+                    row["document_id"],
+                    answers[choice],
+                    reviewer,
+                    content_md5=(row.get("content_md5") or "").strip() or None,
+                )
+            )
     return verdicts

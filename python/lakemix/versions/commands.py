@@ -12,12 +12,20 @@ from lakemix.report import table
 @click.command("release")
 @click.argument("mix")
 @click.option("--tag", required=True, help="Name of the release (letters, digits, . _ -).")
-def release_command(mix: str, tag: str) -> None:
-    """Tag every table MIX depends on and record its manifest (needs a passing dbt build)."""
+@click.option(
+    "--accept-unvalidated",
+    "reason",
+    metavar="REASON",
+    help="Release although manual validation falls short of its objective; the manifest keeps"
+    " REASON.",
+)
+def release_command(mix: str, tag: str, reason: str | None) -> None:
+    """Tag every table MIX depends on and record its manifest (needs a passing dbt build and
+    the quality objectives of severity error met)."""
     from lakemix.settings import Settings
     from lakemix.versions.release import release, releases_directory
 
-    manifest = release(mix, tag)
+    manifest = release(mix, tag, accept_unvalidated=reason)
     click.echo(
         f"released {mix} as {tag}: {len(manifest['snapshots'])} tables tagged, "
         f"checksum {manifest['checksum']}"
