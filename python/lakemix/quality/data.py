@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -40,6 +40,7 @@ class ReportData:
     mixes: dict[str, list[dict[str, Any]]]
     tests: dict[str, Any]
     precision: list[dict[str, Any]]
+    objectives: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _rows(conn: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
@@ -264,8 +265,14 @@ def precision(conn: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     )
 
 
-def collect(conn: duckdb.DuckDBPyConnection, *, version: str) -> ReportData:
-    """Every figure of the report from ``conn`` (views raw.*, intermediate.*, marts.*, seeds.*)."""
+def collect(
+    conn: duckdb.DuckDBPyConnection,
+    *,
+    version: str,
+    objectives: list[dict[str, Any]] | None = None,
+) -> ReportData:
+    """Every figure of the report from ``conn`` (views raw.*, intermediate.*, marts.*, seeds.*);
+    ``objectives`` are the rows of the first section (quality.objectives_table)."""
     return ReportData(
         version=version,
         summary=summary(conn),
@@ -285,4 +292,5 @@ def collect(conn: duckdb.DuckDBPyConnection, *, version: str) -> ReportData:
         mixes=mixes(conn),
         tests=test_results(conn),
         precision=precision(conn),
+        objectives=objectives or [],
     )

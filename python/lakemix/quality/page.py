@@ -38,6 +38,43 @@ def html_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
+def _trend(history: list[dict[str, Any]]) -> str:
+    if not history:
+        return "-"
+    return " → ".join(
+        f"{h['tag']} {'-' if h['measured'] is None else format(h['measured'], '.4g')}"
+        for h in history
+    )
+
+
+def _objectives(data: ReportData) -> str:
+    if not data.objectives:
+        return (
+            "<p>No objective declared (var lakemix_quality_objectives in dbt_project.yml, "
+            "docs/quality.md#objectives).</p>"
+        )
+    rows = [
+        (
+            o["objective"],
+            o["name"],
+            o["target"],
+            o["measured"],
+            "pass" if o["passed"] else f"FAIL ({o['severity']})",
+            _trend(o["trend"]),
+            o["detail"],
+        )
+        for o in data.objectives
+    ]
+    failing = sum(not o["passed"] for o in data.objectives)
+    note = (
+        f"<p>{len(rows)} objectives, {failing} not met. Trend: the value each earlier release "
+        "recorded, oldest first.</p>"
+    )
+    return note + html_table(
+        ("objective", "name", "target", "measured", "result", "trend (releases)", "detail"), rows
+    )
+
+
 def _summary(data: ReportData) -> str:
     return html_table(
         ("stage", "documents"), [(k.replace("_", " "), v) for k, v in data.summary.items()]
@@ -206,6 +243,7 @@ def render(data: ReportData) -> str:
     """The HTML page for ``data``."""
     payload = orjson.dumps(asdict(data)).decode().replace("</", "<\\/")
     sections = (
+        ("Quality objectives", _objectives(data)),
         ("Summary", _summary(data)),
         ("Languages before and after cleaning", _languages(data)),
         ("Rejections by rule and language", _rejections(data)),

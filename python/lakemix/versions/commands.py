@@ -3,10 +3,24 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
 from lakemix.report import table
+
+
+def _measured(result: dict[str, Any] | None) -> str:
+    if result is None:
+        return "-"
+    value = "-" if result["measured"] is None else f"{result['measured']:.4g}"
+    return f"{value} {'pass' if result['passed'] else 'FAIL (' + result['severity'] + ')'}"
+
+
+def _objectives(manifest: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    """Results by (objective, name); releases made before objectives existed have none."""
+    results = (manifest.get("objectives") or {}).get("results", [])
+    return {(r["objective"], r["name"]): r for r in results}
 
 
 @click.command("release")
@@ -76,6 +90,14 @@ def show_command(tag: str) -> None:
         (s["language"], s["split"], s["documents"], s["samples"], s["tokens"]) for s in m["stats"]
     ]
     table(stats, ("language", "split", "documents", "samples", "tokens"), sys.stdout)
+    objectives = _objectives(m)
+    if objectives:
+        click.echo("")
+        rows = [(*key, r["target"], _measured(r)) for key, r in objectives.items()]
+        table(rows, ("objective", "name", "target", "measured"), sys.stdout)
+        reason = m["objectives"].get("accepted_unvalidated")
+        if reason:
+            click.echo(f"released with --accept-unvalidated: {reason}")
 
 
 @click.command("diff")
@@ -84,8 +106,22 @@ def show_command(tag: str) -> None:
 def diff_command(old_tag: str, new_tag: str) -> None:
     """Documents and tokens added and removed between two releases, and why."""
     from lakemix.versions.diff import diff
+    from lakemix.versions.release import get_release
 
     rows = diff(old_tag, new_tag)
+    old, new = _objectives(get_release(old_tag)), _objectives(get_release(new_tag))
+    if old or new:
+        objective_cells = [
+            (
+                *key,
+                (new.get(key) or old[key])["target"],
+                _measured(old.get(key)),
+                _measured(new.get(key)),
+            )
+            for key in sorted(old.keys() | new.keys())
+        ]
+        table(objective_cells, ("objective", "name", "target", old_tag, new_tag), sys.stdout)
+        click.echo("")
     if not rows:
         click.echo(f"{old_tag} and {new_tag} hold the same documents with the same repeats")
         return

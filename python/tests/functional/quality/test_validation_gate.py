@@ -178,3 +178,41 @@ def test_accept_unvalidated_is_recorded(
     assert manifest["objectives"]["accepted_unvalidated"] == "pilot run, no reviewers"
     (result,) = [r for r in manifest["objectives"]["results"] if r["objective"] == "accuracy"]
     assert not result["passed"] and result["severity"] == "error"
+
+
+def test_objectives_in_show_diff_and_report(house: Settings, tmp_path: Path) -> None:
+    """After the two tests above: v1 (accuracy at warn, unreviewed), v2 (validated), pilot
+    (released with --accept-unvalidated)."""
+    runner = CliRunner()
+    shown = runner.invoke(main, ["show", "pilot"])
+    assert shown.exit_code == 0, shown.output
+    assert "released with --accept-unvalidated: pilot run, no reviewers" in shown.output
+    assert "fct_clean_documents.language" in shown.output and ">= 0.999" in shown.output
+
+    diffed = runner.invoke(main, ["diff", "v1", "v2"])
+    assert diffed.exit_code == 0, diffed.output
+    (line,) = [row for row in diffed.output.splitlines() if row.startswith("accuracy")]
+    v2 = next(
+        r for r in get_release("v2", house)["objectives"]["results"] if r["objective"] == "accuracy"
+    )
+    assert "- FAIL (warn)" in line and f"{v2['measured']:.4g} pass" in line
+
+    from lakemix.quality import write_report
+
+    data = write_report(tmp_path / "v2.html", tag="v2", settings=house).data
+    (accuracy,) = [o for o in data.objectives if o["objective"] == "accuracy"]
+    assert accuracy["passed"] and accuracy["measured"] == v2["measured"]
+    assert [h["tag"] for h in accuracy["trend"]] == ["v1", "v2"]
+    html = (tmp_path / "v2.html").read_text()
+    assert html.index("<h2>Quality objectives</h2>") < html.index("<h2>Summary</h2>")
+
+    pilot = write_report(tmp_path / "pilot.html", tag="pilot", settings=house).data
+    (accuracy,) = [o for o in pilot.objectives if o["objective"] == "accuracy"]
+    assert "released with --accept-unvalidated: pilot run, no reviewers" in accuracy["detail"]
+
+    # Now: the project's objectives (cwd is the repository), measured on the current tables.
+    now = write_report(tmp_path / "now.html", settings=house).data
+    (accuracy,) = [o for o in now.objectives if o["objective"] == "accuracy"]
+    assert accuracy["name"] == MIX and accuracy["target"] == ">= 0.98"
+    assert accuracy["severity"] == "warn" and not accuracy["passed"]
+    assert "21 good of 23 reviewed" in accuracy["detail"]
