@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, cast
 import click
 
 if TYPE_CHECKING:
+    from lakemix.quality.label_studio import LabelStudio
     from lakemix.quality.review import Verdict
 
 
@@ -153,7 +154,16 @@ def review_group() -> None:
     "--mix",
     help="Only kept documents of this mix not reviewed yet (what `lakemix release` counts).",
 )
-def review_sample_command(size: int, seed: int, output: Path | None, mix: str | None) -> None:
+@click.option(
+    "--label-studio",
+    "project",
+    metavar="PROJECT",
+    help="Also create or extend this Label Studio project with the drawn documents"
+    " (LAKEMIX_LABEL_STUDIO_URL, LAKEMIX_LABEL_STUDIO_TOKEN).",
+)
+def review_sample_command(
+    size: int, seed: int, output: Path | None, mix: str | None, project: str | None
+) -> None:
     """Draw kept and rejected documents, stratified by language and rule, into a CSV to label.
 
     With --mix: the kept documents of that mix that have no verdict on their current text."""
@@ -175,6 +185,56 @@ def review_sample_command(size: int, seed: int, output: Path | None, mix: str | 
         f"wrote {len(rows)} documents ({kept} kept, {len(rows) - kept} rejected; "
         f"{strata} strata) to {path}\nfill in verdict (good/bad), then: lakemix review label "
         f"--csv {path}"
+    )
+    if project is not None:
+        server = _label_studio()
+        project_id = server.project(project)
+        added = server.push(project_id, rows)
+        click.echo(
+            f"Label Studio project {project!r} ({server.url}/projects/{project_id}): {added} "
+            f"tasks added; after labelling: lakemix review pull --label-studio {project!r}"
+        )
+
+
+def _label_studio() -> LabelStudio:
+    from lakemix.quality.label_studio import LabelStudio
+
+    url, token = (
+        os.environ.get("LAKEMIX_LABEL_STUDIO_URL"),
+        os.environ.get("LAKEMIX_LABEL_STUDIO_TOKEN"),
+    )
+    if not url or not token:
+        raise click.ClickException(
+            "set LAKEMIX_LABEL_STUDIO_URL and LAKEMIX_LABEL_STUDIO_TOKEN (the server's URL and an"
+            " API token; scripts/services.d/40-label-studio.sh starts one)"
+        )
+    return LabelStudio(url, token)
+
+
+@review_group.command("pull")
+@click.option(
+    "--label-studio",
+    "project",
+    required=True,
+    metavar="PROJECT",
+    help="The Label Studio project to bring annotations back from.",
+)
+def review_pull_command(project: str) -> None:
+    """Record a Label Studio project's annotations in meta.review_verdicts (only what changed:
+    pulling twice records nothing more)."""
+    from lakemix.catalog import catalog
+    from lakemix.objectives.validation import VERDICTS_TABLE
+    from lakemix.quality import review
+    from lakemix.quality.label_studio import verdicts_of
+    from lakemix.settings import Settings
+
+    server = _label_studio()
+    verdicts = verdicts_of(server.export(server.project(project, create=False)))
+    count = review.record_new(catalog(Settings.from_env()), verdicts)
+    reviewers = len({v.reviewer for v in verdicts})
+    click.echo(
+        f"{len(verdicts)} verdicts by {reviewers} reviewers in {project!r}; recorded {count} new "
+        f"or changed in {VERDICTS_TABLE}"
     )
 
 

@@ -41,6 +41,7 @@ class ReportData:
     tests: dict[str, Any]
     precision: list[dict[str, Any]]
     objectives: list[dict[str, Any]] = field(default_factory=list)
+    agreement: dict[str, Any] = field(default_factory=dict)
 
 
 def _rows(conn: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
@@ -265,6 +266,34 @@ def precision(conn: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     )
 
 
+def agreement(conn: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+    """Of the documents two or more reviewers judged (each one's latest verdict), how many got
+    the same verdict from all of them; empty when there are none."""
+    present = conn.execute(
+        "select count(*) from information_schema.tables "
+        "where table_schema = 'meta' and table_name = 'review_verdicts'"
+    ).fetchone()
+    if not present or not present[0]:
+        return {}
+    row = conn.execute(
+        """
+        with latest as (
+            select document_id, reviewer, arg_max(verdict, labeled_at) as verdict
+            from meta.review_verdicts group by document_id, reviewer
+        ),
+        per_document as (
+            select document_id, count(*) as reviewers, count(distinct verdict) as verdicts
+            from latest group by document_id having count(*) >= 2
+        )
+        select count(*), count_if(verdicts = 1) from per_document
+        """
+    ).fetchone()
+    documents, agreeing = (int(v or 0) for v in row) if row else (0, 0)
+    if not documents:
+        return {}
+    return {"documents": documents, "agreeing": agreeing, "share": agreeing / documents}
+
+
 def collect(
     conn: duckdb.DuckDBPyConnection,
     *,
@@ -293,4 +322,5 @@ def collect(
         tests=test_results(conn),
         precision=precision(conn),
         objectives=objectives or [],
+        agreement=agreement(conn),
     )

@@ -236,6 +236,13 @@ def _precision(data: ReportData) -> str:
         "<p>Of the reviewed documents each filter rejected, the share reviewers call bad; for "
         "kept documents, the share they call good.</p>"
     )
+    agreed = data.agreement
+    if agreed:
+        note += (
+            f"<p>Reviewer agreement: {agreed['agreeing']:,} of {agreed['documents']:,} documents "
+            f"judged by two or more reviewers got the same verdict from all "
+            f"({agreed['share']:.1%}).</p>"
+        )
     return note + html_table(("filter", "reviewed", "reviewer agreed", "precision"), rows)
 
 

@@ -221,6 +221,31 @@ def record(catalog: Catalog, verdicts: list[Verdict]) -> int:
     return len(verdicts)
 
 
+def record_new(catalog: Catalog, verdicts: list[Verdict]) -> int:
+    """Record only verdicts that differ from the reviewer's latest on the document (verdict,
+    note or content), so pulling the same annotations twice records nothing; returns how many."""
+    from pyiceberg.exceptions import NoSuchTableError
+
+    latest: dict[tuple[str, str], tuple[datetime, tuple[str, str, str | None]]] = {}
+    try:
+        rows = catalog.load_table(VERDICTS_TABLE).scan().to_arrow().to_pylist()
+    except NoSuchTableError:
+        rows = []
+    for row in rows:
+        key = (row["document_id"], row["reviewer"])
+        stamp = row["labeled_at"]
+        if key not in latest or stamp >= latest[key][0]:
+            value = (row["verdict"], row["note"] or "", row.get("content_md5"))
+            latest[key] = (stamp, value)
+    fresh = [
+        v
+        for v in verdicts
+        if latest.get((v.document_id, v.reviewer), (None, None))[1]
+        != (v.verdict, v.note, v.content_md5)
+    ]
+    return record(catalog, fresh)
+
+
 def default_sample_path(settings: Settings, seed: int) -> Path:
     """``<home>/reviews/sample-<seed>.csv``."""
     return settings.home / "reviews" / f"sample-{seed}.csv"

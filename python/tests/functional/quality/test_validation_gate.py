@@ -216,3 +216,112 @@ def test_objectives_in_show_diff_and_report(house: Settings, tmp_path: Path) -> 
     assert accuracy["name"] == MIX and accuracy["target"] == ">= 0.98"
     assert accuracy["severity"] == "warn" and not accuracy["passed"]
     assert "21 good of 23 reviewed" in accuracy["detail"]
+
+
+def test_reviews_in_label_studio(
+    house: Settings,
+    label_studio: tuple[str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Against the real server: create and extend a project, annotate, pull (twice), agreement."""
+    import uuid
+
+    from lakemix.quality import write_report
+    from lakemix.quality.label_studio import LabelStudio
+
+    url, token = label_studio
+    monkeypatch.setenv("LAKEMIX_LABEL_STUDIO_URL", url)
+    monkeypatch.setenv("LAKEMIX_LABEL_STUDIO_TOKEN", token)
+    title = f"lakemix-test-{uuid.uuid4().hex[:8]}"
+    runner = CliRunner()
+    path = tmp_path / "ls.csv"
+    args = ["review", "sample", "--mix", MIX, "--n", "3", "--output", str(path)]
+    pushed = runner.invoke(main, [*args, "--label-studio", title])
+    assert pushed.exit_code == 0 and "3 tasks added" in pushed.output, pushed.output
+    again = runner.invoke(main, [*args, "--label-studio", title])
+    assert again.exit_code == 0 and "0 tasks added" in again.output, again.output
+
+    server = LabelStudio(url, token)
+    project = server.project(title, create=False)
+    tasks = server.export(project)
+    rows = {r["document_id"]: r for r in drawn(path)}
+    assert sorted(t["data"]["document_id"] for t in tasks) == sorted(rows)
+    assert all(
+        t["data"]["content_md5"] == rows[t["data"]["document_id"]]["content_md5"] for t in tasks
+    )
+    choices = ["good", "good", "bad"]
+    for task, verdict in zip(sorted(tasks, key=lambda t: t["id"]), choices, strict=True):
+        result = [
+            {
+                "from_name": "verdict",
+                "to_name": "text",
+                "type": "choices",
+                "value": {"choices": [verdict]},
+            },
+        ]
+        if verdict == "bad":
+            result.append(
+                {
+                    "from_name": "disputed_rule",
+                    "to_name": "text",
+                    "type": "textarea",
+                    "value": {"text": ["c4_min_sentences"]},
+                }
+            )
+        server.request("POST", f"/api/tasks/{task['id']}/annotations", {"result": result})
+    ordered = [t["data"]["document_id"] for t in sorted(tasks, key=lambda t: t["id"])]
+
+    # The same documents reviewed by hand too: ana agrees on the first, not on the third.
+    label_csv = tmp_path / "ana.csv"
+    label_csv.write_text(
+        "document_id,verdict\n" + f"{ordered[0]},good\n{ordered[2]},good\n", encoding="utf-8"
+    )
+    assert (
+        runner.invoke(
+            main, ["review", "label", "--csv", str(label_csv), "--reviewer", "ana-2"]
+        ).exit_code
+        == 0
+    )
+
+    pulled = runner.invoke(main, ["review", "pull", "--label-studio", title])
+    assert pulled.exit_code == 0 and "recorded 3 new or changed" in pulled.output, pulled.output
+    twice = runner.invoke(main, ["review", "pull", "--label-studio", title])
+    assert "recorded 0 new or changed" in twice.output, twice.output
+
+    conn = connect_at(None, settings=house)
+    try:
+        recorded = conn.execute(
+            "select document_id, verdict, note, content_md5 from meta.review_verdicts "
+            "where reviewer like 'label-studio:%' order by document_id"
+        ).fetchall()
+        every = conn.execute(
+            "select document_id, reviewer, verdict from meta.review_verdicts order by labeled_at"
+        ).fetchall()
+    finally:
+        conn.close()
+    assert sorted(recorded) == sorted(
+        (
+            doc,
+            verdict,
+            "disputes c4_min_sentences" if verdict == "bad" else "",
+            rows[doc]["content_md5"],
+        )
+        for doc, verdict in zip(ordered, choices, strict=True)
+    )
+    data = write_report(tmp_path / "r.html", settings=house).data
+    # ana-2 and Label Studio's user agree on the first document and not on the third (bo's
+    # verdict of the first test may fall on one of the drawn documents too).
+    latest: dict[str, dict[str, str]] = {}
+    for document_id, reviewer, verdict in every:
+        latest.setdefault(document_id, {})[reviewer] = verdict
+    shared = {d: set(v.values()) for d, v in latest.items() if len(v) >= 2}
+    assert ordered[0] in shared and ordered[2] in shared and shared[ordered[2]] == {"good", "bad"}
+    agreeing = sum(len(v) == 1 for v in shared.values())
+    assert data.agreement == {
+        "documents": len(shared),
+        "agreeing": agreeing,
+        "share": agreeing / len(shared),
+    }
+    missing = runner.invoke(main, ["review", "pull", "--label-studio", title + "-none"])
+    assert missing.exit_code == 1 and "has no project titled" in missing.output
