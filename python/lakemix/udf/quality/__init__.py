@@ -19,12 +19,13 @@ digit) and one suffix (the same characters, ``'s``, a run of dots, a unit or cur
 a period after a digit, a lower-case letter, punctuation or two capitals), stopping at one of
 spaCy's English exceptions (``don't`` -> ``do n't``, ``Mr.``, ``e.g.``, emoticons: regenerated here
 from spaCy 3.8's lists); keep a URL or e-mail address whole; otherwise split at infixes (dot runs,
-``…``, symbols, ``-`` between letters, ``,`` between letters, ``.`` between a lower-case and an
-upper-case letter, ``:<>=/`` after a letter or digit, ``+-*^`` between digits); finally merge runs
-of tokens that spell an exception with affixes (``)`` ``:`` -> ``):``), as spaCy's special-case
-matcher does. Letters and their case follow spaCy's lists (Latin, some Cyrillic and Greek letters,
-blocks of scripts without case), symbols are Unicode category So. ``bench/parity_quality.py``
-compares word lists and signals with datatrove's.
+``…``, symbols, ``-`` between letters (and, in English, after a digit: ``30-an`` stays one
+word in Esperanto, as spaCy's base rules keep it), ``,`` between letters, ``.`` between a
+lower-case and an upper-case letter, ``:<>=/`` after a letter or digit, ``+-*^`` between
+digits); finally merge runs of tokens that spell an exception with affixes (``)`` ``:`` ->
+``):``), as spaCy's special-case matcher does. Letters and their case follow spaCy's lists
+(Latin, some Cyrillic and Greek letters, blocks of scripts without case), symbols are Unicode
+category So. ``bench/parity_quality.py`` compares word lists and signals with datatrove's.
 
 Signals (datatrove's definitions; "tokens" are all words, "words" those with a character outside
 datatrove's punctuation set):
@@ -87,7 +88,8 @@ __all__ = [
 # 3: a segmented text's words are its segmenter's words as they are (no affix rules); the
 # Tibetan shad ends a line and a sentence, the Khmer khan a sentence; Khmer and Burmese are
 # segmented into syllables.
-DEFINITION = 3
+# 4: outside English, a hyphen after a digit is no infix (spaCy's base rules: ``1979-cu``).
+DEFINITION = 4
 
 
 def register(conn: duckdb.DuckDBPyConnection) -> None:

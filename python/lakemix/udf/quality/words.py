@@ -53,8 +53,8 @@ class Tables(NamedTuple):
     # For the kernels: the exceptions' hash table (int64 rows: key, number or -1), the
     # exceptions (int32 rows: matched across tokens, number of tokens, their lengths), the
     # longest exception, units and currencies, C4 phrases (int32 rows: length, code points).
-    kernel: tuple[Any, ...]  # with English's exceptions
-    base_kernel: tuple[Any, ...]  # with the exceptions of every language only
+    kernel: tuple[Any, ...]  # with English's exceptions and infixes
+    base_kernel: tuple[Any, ...]  # with the exceptions and infixes of every language only
 
 
 def english_rules(language: str | None) -> bool:
@@ -73,17 +73,18 @@ def tables() -> Tables:
     units = padded_rows(SPACY_UNITS.split() + SPACY_CURRENCY.split())
     phrases = padded_rows(list(C4_PHRASES))
     kernels = [
-        (*_exception_tables(exceptions, flags, units), units, phrases)
-        for exceptions in (english, base_exceptions())
+        (*_exception_tables(exceptions, flags, units, hd), units, phrases, hd)
+        for exceptions, hd in ((english, True), (base_exceptions(), False))
     ]
     return Tables(flags, lower, kernels[0], kernels[1])
 
 
 def _exception_tables(
-    exceptions: dict[str, tuple[int, ...]], flags: np.ndarray, units: np.ndarray
+    exceptions: dict[str, tuple[int, ...]], flags: np.ndarray, units: np.ndarray, hd: bool
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """The exceptions' hash table (int64 rows: key, number or -1), the exceptions (int32 rows:
-    matched across tokens, number of tokens, their lengths, the pattern's) and the longest.
+    matched across tokens, number of tokens, their lengths, the pattern's) and the longest
+    (``hd``: the rules split a hyphen after a digit, as English's do).
 
     Marks the first and last characters of exceptions with affixes in ``flags``.
     """
@@ -103,12 +104,12 @@ def _exception_tables(
         ex[slot] = key.view(np.int64), number
         # spaCy matches an exception across tokens only if it has a prefix, suffix or infix.
         # and then as the tokens its text gives without exceptions (the PhraseMatcher pattern).
-        el[number, :2] = _has_affix(codes, flags, units), len(parts)
+        el[number, :2] = _has_affix(codes, flags, units, hd), len(parts)
         el[number, 2 : 2 + len(parts)] = parts
         if el[number, 0]:
             flags[ord(orth[0])] |= F_AFFIXED_FIRST
             flags[ord(orth[-1])] |= F_AFFIXED_LAST
-            args = (flags, no_exceptions, el, emax, units, ts, te, 0, ss, se)
+            args = (flags, no_exceptions, el, emax, units, ts, te, 0, ss, se, hd)
             n = _tokenize_piece(codes, 0, len(codes), *args)
             el[number, _EL_PATTERN] = n
             el[number, _EL_PATTERN + 1 : _EL_PATTERN + 1 + n] = te[:n] - ts[:n]
@@ -216,7 +217,12 @@ def _suffix_length(cp: Any, s: int, e: int, fl: Any, un: Any) -> int:
 
 
 @jit
-def _infix_length(cp: Any, i: int, s: int, e: int, fl: Any) -> int:
+def _infix_length(cp: Any, i: int, s: int, e: int, fl: Any, hd: bool) -> int:
+    """Length of spaCy's infix at cp[i] (0: none); ``hd``: a hyphen after a digit is one.
+
+    English's infixes split ``30-an`` at the hyphen; the base rules (every other language
+    whose tokenizer adds no infixes of its own) split a hyphen only between letters.
+    """
     c = cp[i]
     if (fl[c] & F_INFIX) == 0:
         return 0
@@ -243,7 +249,8 @@ def _infix_length(cp: Any, i: int, s: int, e: int, fl: Any) -> int:
     if has_flag(fl, prev, F_LETTER | F_DIGIT):
         # spaCy's hyphens, tried in this order before a letter: - en-dash em-dash -- --- 2 em ~
         n = 0
-        if c == 45 or c == 0x2013 or c == 0x2014 or c == 126:
+        hyphen = c == 45 or c == 0x2013 or c == 0x2014 or c == 126
+        if hyphen and (hd or has_flag(fl, prev, F_LETTER)):
             if has_flag(fl, nxt, F_LETTER):
                 n = 1
             elif c == 45 and nxt == 45:
@@ -331,13 +338,13 @@ def _emit_special(v: int, s: int, el: Any, ts: Any, te: Any, nt: int) -> int:
 
 
 @jit
-def _has_affix(cp: Any, fl: Any, un: Any) -> bool:
+def _has_affix(cp: Any, fl: Any, un: Any, hd: bool) -> bool:
     """Whether spaCy's find_prefix, find_suffix or find_infix match in cp."""
     n = len(cp)
     if _prefix_length(cp, 0, n, fl) > 0 or _suffix_length(cp, 0, n, fl, un) > 0:
         return True
     for i in range(n):  # noqa: SIM110 (numba compiles no generator expressions)
-        if _infix_length(cp, i, 0, n, fl) > 0:
+        if _infix_length(cp, i, 0, n, fl, hd) > 0:
             return True
     return False
 
@@ -496,6 +503,7 @@ def _tokenize_piece(
     nt: int,
     ss: Any,
     se: Any,
+    hd: bool,
 ) -> int:
     """spaCy's Tokenizer._split_affixes and _attach_tokens on one whitespace-free piece."""
     v = _special(cp, s, e, fl, ex)  # the exception equal to cp[s:e], kept up to date
@@ -546,7 +554,7 @@ def _tokenize_piece(
             start = s
             i = s
             while i < e:
-                m = _infix_length(cp, i, s, e, fl) if has_flag(fl, cp[i], F_INFIX) else 0
+                m = _infix_length(cp, i, s, e, fl, hd) if has_flag(fl, cp[i], F_INFIX) else 0
                 if m == 0:
                     i += 1
                     continue
@@ -584,7 +592,7 @@ def tokenize(
     ``3.5%`` whole, PyThaiNLP's dictionary has words with a space, ``ต่าง ๆ``), and FineWeb-2's
     thresholds of those languages were measured on such words.
     """
-    ex, el, emax, un = tk[0], tk[1], tk[2], tk[3]
+    ex, el, emax, un, hd = tk[0], tk[1], tk[2], tk[3], tk[5]
     segmented = len(bk) > 0
     nt = 0
     lo, hi = -1, -1  # the first and last tokens of pieces with runs spelling an exception
@@ -608,7 +616,7 @@ def tokenize(
             j += 1
         if j > i:
             t0 = nt
-            nt = _tokenize_piece(cp, i, j, fl, ex, el, emax, un, ts, te, nt, ss, se)
+            nt = _tokenize_piece(cp, i, j, fl, ex, el, emax, un, ts, te, nt, ss, se, hd)
             if nt - t0 >= 2 and _has_run(cp, t0, nt, fl, ex, el, emax, ts, te):
                 lo, hi = t0 if lo < 0 else lo, nt
         i = j

@@ -373,6 +373,16 @@ def test_only_english_is_split_with_englishs_exceptions() -> None:
     assert split_words(text) == english  # no language: as English (datatrove's default)
 
 
+def test_a_hyphen_after_a_digit_splits_only_in_english() -> None:
+    """English's infixes split ``30-an`` (spaCy's ``(?<=[{a}0-9])-``); the base rules of every
+    other language split a hyphen only between letters (Azerbaijani ``1979-cu``, Esperanto)."""
+    azerbaijani = ["En", "1979-cu", "il", "Koca", "-", "Cola"]
+    assert split_words("En 1979-cu il Koca-Cola", "az") == azerbaijani
+    assert split_words("the 30-an mark", "en") == ["the", "30", "-", "an", "mark"]
+    assert split_words("la 30-an de majo", "eo") == ["la", "30-an", "de", "majo"]
+    assert split_words("2-3 x", "eo") == ["2", "-", "3", "x"]  # between digits: every language
+
+
 def test_japanese_segments_from_many_threads_at_once() -> None:
     """DuckDB calls the UDF from several threads: SudachiPy's tokenizer refuses to be shared."""
     from concurrent.futures import ThreadPoolExecutor
