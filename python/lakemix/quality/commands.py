@@ -175,6 +175,7 @@ def review_sample_command(
     conn = open_session(None, settings=settings)
     try:
         rows = review.sample(conn, n=size, seed=seed, mix=mix)
+        texts = review.full_texts(conn, [r["document_id"] for r in rows]) if project else {}
     finally:
         conn.close()
     path = output or review.default_sample_path(settings, seed)
@@ -189,7 +190,7 @@ def review_sample_command(
     if project is not None:
         server = _label_studio()
         project_id = server.project(project)
-        added = server.push(project_id, rows)
+        added = server.push(project_id, rows, texts)
         click.echo(
             f"Label Studio project {project!r} ({server.url}/projects/{project_id}): {added} "
             f"tasks added; after labelling: lakemix review pull --label-studio {project!r}"

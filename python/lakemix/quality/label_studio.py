@@ -105,16 +105,23 @@ class LabelStudio:
         answer = self.request("GET", f"/api/projects/{project}/export?exportType=JSON")
         return list(answer or [])
 
-    def push(self, project: int, rows: list[dict[str, str]]) -> int:
-        """Import the sample rows not in the project yet (by document id); returns how many."""
+    def push(self, project: int, rows: list[dict[str, str]], texts: dict[str, str]) -> int:
+        """Import the sample rows not in the project yet (by document id), each with the whole
+        text the reviewer judges (``texts``, by document id); returns how many."""
         present = {str(t["data"].get("document_id")) for t in self.export(project)}
         fresh = [r for r in rows if r["document_id"] not in present]
+        skipped = ("verdict", "note", "excerpt")
         if fresh:
             self.request(
                 "POST",
                 f"/api/projects/{project}/import",
                 [
-                    {"data": {k: v for k, v in r.items() if k not in ("verdict", "note")}}
+                    {
+                        "data": {
+                            **{k: v for k, v in r.items() if k not in skipped},
+                            "text": texts[r["document_id"]],
+                        }
+                    }
                     for r in fresh
                 ],
             )

@@ -1,5 +1,5 @@
 """The report's first section: each declared objective, measured now (or as released), with its
-values in earlier releases."""
+values in earlier releases and, for completeness, in every build (meta.build_stats)."""
 
 from __future__ import annotations
 
@@ -54,6 +54,26 @@ def _trend(tag: str | None, settings: Settings) -> dict[tuple[str, str], list[di
     return trend
 
 
+def _build_trend(conn: duckdb.DuckDBPyConnection) -> dict[str, list[dict[str, Any]]]:
+    """Per completeness column: its null share in each build (meta.build_stats), oldest first."""
+    present = conn.execute(
+        "select count(*) from information_schema.tables "
+        "where table_schema = 'meta' and table_name = 'build_stats'"
+    ).fetchone()
+    if not present or not present[0]:
+        return {}
+    rows = conn.execute(
+        "select dimension, recorded_at, value from meta.build_stats "
+        "where metric = 'missing_fraction' order by recorded_at"
+    ).fetchall()
+    trend: dict[str, list[dict[str, Any]]] = {}
+    for dimension, recorded_at, value in rows:
+        trend.setdefault(str(dimension), []).append(
+            {"recorded_at": str(recorded_at), "measured": float(value)}
+        )
+    return trend
+
+
 def objective_rows(
     conn: duckdb.DuckDBPyConnection, *, tag: str | None, settings: Settings
 ) -> list[dict[str, Any]]:
@@ -63,6 +83,7 @@ def objective_rows(
     now, the objectives are measured on ``conn``, accuracy for every built mix.
     """
     trend = _trend(tag, settings)
+    builds_trend = _build_trend(conn)
     if tag is not None:
         recorded = get_release(tag, settings).get("objectives") or {}
         results = list(recorded.get("results", []))
@@ -83,5 +104,8 @@ def objective_rows(
         detail = result["detail"]
         if result["objective"] == "accuracy" and reason:
             detail += f"; released with --accept-unvalidated: {reason}"
-        rows.append({**result, "detail": detail, "trend": history})
+        per_build = (
+            builds_trend.get(result["name"], []) if result["objective"] == "completeness" else []
+        )
+        rows.append({**result, "detail": detail, "trend": history, "build_trend": per_build})
     return rows

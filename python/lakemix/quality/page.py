@@ -38,13 +38,19 @@ def html_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
-def _trend(history: list[dict[str, Any]]) -> str:
-    if not history:
-        return "-"
-    return " → ".join(
-        f"{h['tag']} {'-' if h['measured'] is None else format(h['measured'], '.4g')}"
-        for h in history
-    )
+def _trend(history: list[dict[str, Any]], builds: list[dict[str, Any]]) -> str:
+    parts = []
+    if builds:
+        parts.append("builds: " + " → ".join(format(b["measured"], ".4g") for b in builds[-10:]))
+    if history:
+        parts.append(
+            "releases: "
+            + " → ".join(
+                f"{h['tag']} {'-' if h['measured'] is None else format(h['measured'], '.4g')}"
+                for h in history
+            )
+        )
+    return "; ".join(parts) or "-"
 
 
 def _objectives(data: ReportData) -> str:
@@ -60,18 +66,19 @@ def _objectives(data: ReportData) -> str:
             o["target"],
             o["measured"],
             "pass" if o["passed"] else f"FAIL ({o['severity']})",
-            _trend(o["trend"]),
+            _trend(o["trend"], o.get("build_trend", [])),
             o["detail"],
         )
         for o in data.objectives
     ]
     failing = sum(not o["passed"] for o in data.objectives)
     note = (
-        f"<p>{len(rows)} objectives, {failing} not met. Trend: the value each earlier release "
-        "recorded, oldest first.</p>"
+        f"<p>{len(rows)} objectives, {failing} not met. Trend, oldest first: the value each "
+        "release recorded, and for completeness the value of each of the last ten builds "
+        "(meta.build_stats).</p>"
     )
     return note + html_table(
-        ("objective", "name", "target", "measured", "result", "trend (releases)", "detail"), rows
+        ("objective", "name", "target", "measured", "result", "trend", "detail"), rows
     )
 
 

@@ -164,6 +164,25 @@ def sample(
     return list(chosen.values())
 
 
+def full_texts(conn: duckdb.DuckDBPyConnection, document_ids: list[str]) -> dict[str, str]:
+    """The whole text of each document (kept: as redacted; rejected: normalized), by id; its
+    MD5 is the sample's ``content_md5``."""
+    if not document_ids:
+        return {}
+    rows = conn.execute(
+        """
+        select document_id, text from marts.fct_clean_documents
+        where document_id in (select unnest(?))
+        union all
+        select document_id, text from intermediate.int_documents_language_scored
+        where document_id in (select unnest(?))
+            and document_id not in (select document_id from marts.fct_clean_documents)
+        """,
+        [document_ids, document_ids],
+    ).fetchall()
+    return {str(r[0]): str(r[1]) for r in rows}
+
+
 def write_sample(rows: list[dict[str, str]], path: Path) -> None:
     """Write the sample as CSV with empty ``verdict`` and ``note`` columns to fill in."""
     path.parent.mkdir(parents=True, exist_ok=True)

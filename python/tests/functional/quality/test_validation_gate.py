@@ -203,6 +203,11 @@ def test_objectives_in_show_diff_and_report(house: Settings, tmp_path: Path) -> 
     (accuracy,) = [o for o in data.objectives if o["objective"] == "accuracy"]
     assert accuracy["passed"] and accuracy["measured"] == v2["measured"]
     assert [h["tag"] for h in accuracy["trend"]] == ["v1", "v2"]
+    (language,) = [o for o in data.objectives if o["name"] == "fct_clean_documents.language"]
+    # One build made this lakehouse: meta.build_stats holds one null share per declared column.
+    assert language["build_trend"] == [
+        {"recorded_at": language["build_trend"][0]["recorded_at"], "measured": 0.0}
+    ]
     html = (tmp_path / "v2.html").read_text()
     assert html.index("<h2>Quality objectives</h2>") < html.index("<h2>Summary</h2>")
 
@@ -247,9 +252,12 @@ def test_reviews_in_label_studio(
     tasks = server.export(project)
     rows = {r["document_id"]: r for r in drawn(path)}
     assert sorted(t["data"]["document_id"] for t in tasks) == sorted(rows)
-    assert all(
-        t["data"]["content_md5"] == rows[t["data"]["document_id"]]["content_md5"] for t in tasks
-    )
+    import hashlib
+
+    for task in tasks:  # the whole text, whose MD5 the sample recorded
+        assert hashlib.md5(task["data"]["text"].encode()).hexdigest() == task["data"]["content_md5"]
+        assert task["data"]["content_md5"] == rows[task["data"]["document_id"]]["content_md5"]
+        assert task["data"]["text"].startswith(rows[task["data"]["document_id"]]["excerpt"])
     choices = ["good", "good", "bad"]
     for task, verdict in zip(sorted(tasks, key=lambda t: t["id"]), choices, strict=True):
         result = [
