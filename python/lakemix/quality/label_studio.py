@@ -102,7 +102,9 @@ class LabelStudio:
 
     def export(self, project: int) -> list[dict[str, Any]]:
         """Every task of the project with its annotations (JSON export)."""
-        answer = self.request("GET", f"/api/projects/{project}/export?exportType=JSON")
+        answer = self.request(
+            "GET", f"/api/projects/{project}/export?exportType=JSON&download_all_tasks=true"
+        )
         return list(answer or [])
 
     def push(self, project: int, rows: list[dict[str, str]], texts: dict[str, str]) -> int:
