@@ -8,6 +8,10 @@ exceptions' tables once per process; ``tokenize`` splits a run of code points in
 from __future__ import annotations
 
 import functools
+import json
+import threading
+from collections.abc import Iterable
+from importlib import resources
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -44,17 +48,29 @@ from lakemix.udf.quality.hashing import HB, HLEN, hash_key, mix64
 from lakemix.udf.quality.jit import inline, jit, refresh_cache
 from lakemix.udf.quality.segment import break_flags
 
+_EXCEPTIONS_FILE = "word_exceptions.json"  # scripts/make_word_exceptions.py writes it
 _EL_PATTERN = 8  # in a row of exceptions: affixed, tokens, their lengths (6), pattern, lengths
+
+
+ENGLISH, BASE = 0, 1  # the first two rule sets
 
 
 class Tables(NamedTuple):
     flags: np.ndarray  # uint32 per code point
     lower: np.ndarray  # int32 per code point: first character of chr(c).lower()
-    # For the kernels: the exceptions' hash table (int64 rows: key, number or -1), the
-    # exceptions (int32 rows: matched across tokens, number of tokens, their lengths), the
-    # longest exception, units and currencies, C4 phrases (int32 rows: length, code points).
-    kernel: tuple[Any, ...]  # with English's exceptions and infixes
-    base_kernel: tuple[Any, ...]  # with the exceptions and infixes of every language only
+    # One rule set per spaCy language the splitting knows: English's, the base rules (every
+    # language's exceptions only), then one per language with exceptions of its own
+    # (``word_exceptions.json``): its exceptions and whether a hyphen after a digit is an infix.
+    sets: list[tuple[dict[str, tuple[int, ...]], bool]]
+    rules: dict[str, int]  # lid.176 label -> its rule set, for labels with their own
+    # Each rule set for the kernels, built on first use (None until then): the exceptions' hash
+    # table (int64 rows: key, number or -1), the exceptions (int32 rows: matched across tokens,
+    # number of tokens, their lengths), the longest exception, units and currencies, C4
+    # phrases (int32 rows: length, code points), and the hyphen flag.
+    built: list[tuple[Any, ...] | None]
+
+
+_BUILDING = threading.Lock()
 
 
 def english_rules(language: str | None) -> bool:
@@ -62,21 +78,62 @@ def english_rules(language: str | None) -> bool:
     return language is None or language == "en"
 
 
+def rules_of(language: str | None) -> int:
+    """The rule set that splits text of ``language`` (an index for ``kernels``)."""
+    if english_rules(language):
+        return ENGLISH
+    return tables().rules.get(language or "", BASE)
+
+
+def kernels(needed: Iterable[int]) -> tuple[tuple[Any, ...], ...]:
+    """Every rule set for the kernels, those in ``needed`` built (the others as the base rules).
+
+    The tuple has the same length and types whatever is needed, so numba compiles the kernels
+    once; a language's exceptions (up to 16k, Indonesian) are only tabled when its text comes.
+    """
+    t = tables()
+    with _BUILDING:
+        for i in sorted(set(needed) | {ENGLISH, BASE}):
+            if t.built[i] is None:
+                exceptions, hd = t.sets[i]
+                units = padded_rows(SPACY_UNITS.split() + SPACY_CURRENCY.split())
+                phrases = padded_rows(list(C4_PHRASES))
+                t.built[i] = (
+                    *_exception_tables(exceptions, t.flags, units, hd),
+                    units,
+                    phrases,
+                    hd,
+                )
+        base = t.built[BASE]
+        return tuple(k if k is not None else base for k in t.built)  # type: ignore[misc]
+
+
+def _language_exceptions() -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
+    """lid.176 label -> spaCy language, and each spaCy language's exceptions and infix flag."""
+    text = resources.files(__package__).joinpath(_EXCEPTIONS_FILE).read_text("utf-8")
+    data = json.loads(text)
+    return data["languages"], data["rules"]
+
+
 @functools.cache
 def tables() -> Tables:
-    """Character flags and tokenizer data, built on first use (0.3 s)."""
+    """Character flags and the rule sets' exceptions, read on first use (0.3 s)."""
     refresh_cache()
     flags, lower = char_tables()
-    english = english_exceptions()  # the base exceptions and English's
-    flags[[ord(orth[0]) for orth in english]] |= F_EXC_FIRST
-    flags[[ord(orth[-1]) for orth in english]] |= F_EXC_LAST
-    units = padded_rows(SPACY_UNITS.split() + SPACY_CURRENCY.split())
-    phrases = padded_rows(list(C4_PHRASES))
-    kernels = [
-        (*_exception_tables(exceptions, flags, units, hd), units, phrases, hd)
-        for exceptions, hd in ((english, True), (base_exceptions(), False))
-    ]
-    return Tables(flags, lower, kernels[0], kernels[1])
+    base = base_exceptions()
+    labels, spacy_rules = _language_exceptions()
+    sets: list[tuple[dict[str, tuple[int, ...]], bool]] = [(english_exceptions(), True)]
+    sets.append((base, False))
+    position = {}
+    for language, entry in sorted(spacy_rules.items()):
+        position[language] = len(sets)
+        own = {orth: tuple(lengths) for orth, lengths in entry["exceptions"].items()}
+        sets.append(({**base, **own}, bool(entry["hyphen_after_digit"])))
+    for exceptions, _ in sets:
+        flags[[ord(orth[0]) for orth in exceptions]] |= F_EXC_FIRST
+        flags[[ord(orth[-1]) for orth in exceptions]] |= F_EXC_LAST
+    rules = {label: position[language] for label, language in labels.items()}
+    return Tables(flags, lower, sets, rules, [None] * len(sets))
 
 
 def _exception_tables(
@@ -668,6 +725,6 @@ def split_words(text: str, language: str | None = None) -> list[str]:
     cp = code_points(text)
     breaks, _ = break_flags([text], [language])
     ts, te, ss, se = (np.empty(len(cp) + 1, np.int32) for _ in range(4))
-    kernel = t.kernel if english_rules(language) else t.base_kernel
-    nt = tokenize(cp, 0, len(cp), t.flags, kernel, breaks, ts, te, ss, se)
+    rules = rules_of(language)
+    nt = tokenize(cp, 0, len(cp), t.flags, kernels([rules])[rules], breaks, ts, te, ss, se)
     return [text[start:end] for start, end in zip(ts[:nt].tolist(), te[:nt].tolist(), strict=True)]
