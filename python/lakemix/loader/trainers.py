@@ -117,5 +117,10 @@ def record_run(
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     return write_run_record(
-        folder, manifest=loader.manifest, states=states, store=loader.store, extra=extra
+        folder,
+        manifest=loader.manifest,
+        states=states,
+        store=loader.store,
+        extra=extra,
+        dynamic=loader.dynamic_record(states),
     )

@@ -187,7 +187,7 @@ def release(
     )
     _remove_leftover_tags(catalog, tag)
     tables = {}
-    for name in builds.mix_dependencies(mix):
+    for name in builds.mix_dependencies(mix, catalog):
         table = catalog.load_table(name)
         if table.current_snapshot() is not None:
             tables[name] = table
