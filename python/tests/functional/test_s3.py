@@ -42,17 +42,23 @@ S3_VARIABLES = (
 
 
 @pytest.fixture(scope="module")
-def s3_env() -> dict[str, str]:
-    """Variables that point lakemix at a fresh prefix of the SeaweedFS test bucket."""
+def s3_env() -> Iterator[dict[str, str]]:
+    """Variables that point lakemix at a fresh prefix of the SeaweedFS test bucket, deleted
+    with everything in it afterwards."""
     server = services_env(*S3_VARIABLES)
     prefix = f"test-{uuid.uuid4().hex[:12]}"
-    return {
+    env = {
         "LAKEMIX_WAREHOUSE": f"s3://{server['LAKEMIX_TEST_S3_BUCKET']}/{prefix}",
         "LAKEMIX_S3_ENDPOINT": server["LAKEMIX_TEST_S3_ENDPOINT"],
         "AWS_REGION": server["LAKEMIX_TEST_S3_REGION"],
         "AWS_ACCESS_KEY_ID": server["LAKEMIX_TEST_S3_ACCESS_KEY_ID"],
         "AWS_SECRET_ACCESS_KEY": server["LAKEMIX_TEST_S3_SECRET_ACCESS_KEY"],
     }
+    yield env
+    settings = Settings.from_env({**env, "HOME": os.environ.get("HOME", "/")})
+    fs, root = filesystem(settings.s3, settings.warehouse)
+    if fs.get_file_info(root).type != pafs.FileType.NotFound:
+        fs.delete_dir(root)
 
 
 @pytest.fixture(scope="module")
