@@ -8,6 +8,7 @@ line for each kind of bad storage setting.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import re
@@ -57,7 +58,8 @@ def s3_env() -> Iterator[dict[str, str]]:
     yield env
     settings = Settings.from_env({**env, "HOME": os.environ.get("HOME", "/")})
     fs, root = filesystem(settings.s3, settings.warehouse)
-    if fs.get_file_info(root).type != pafs.FileType.NotFound:
+    # SeaweedFS lists an emptied prefix as a folder until it goes: pyarrow then finds no marker
+    with contextlib.suppress(FileNotFoundError):
         fs.delete_dir(root)
 
 
