@@ -39,20 +39,34 @@ def lakehouse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
     return Settings.from_env()
 
 
+def service_variable(name: str) -> str:
+    """``name`` from the environment, else from running scripts/services.sh (which starts the
+    servers and writes one ``export NAME='value'`` line each); fails when no server gave it."""
+    if os.environ.get(name):
+        return os.environ[name]
+    env_file = ROOT / ".services.env"
+    subprocess.run(
+        ["bash", str(ROOT / "scripts" / "services.sh")],
+        check=True,
+        env={**os.environ, "LAKEMIX_SERVICES_ENV": str(env_file)},
+    )
+    for line in env_file.read_text().splitlines():
+        key, _, value = line.removeprefix("export ").partition("=")
+        if key == name:
+            return value.strip("'")
+    pytest.fail(f"scripts/services.sh wrote no {name} into {env_file}")
+
+
 @pytest.fixture(scope="session")
 def pg_server_uri() -> str:
     """URI of the test role on the PostgreSQL server scripts/services.sh installs and starts."""
-    uri = os.environ.get("LAKEMIX_TEST_PG_URI")
-    if not uri:
-        env_file = ROOT / ".services.env"
-        subprocess.run(
-            ["bash", str(ROOT / "scripts" / "services.sh")],
-            check=True,
-            env={**os.environ, "LAKEMIX_SERVICES_ENV": str(env_file)},
-        )
-        line = env_file.read_text().strip()
-        uri = line.split("=", 1)[1].strip("'")
-    return uri
+    return service_variable("LAKEMIX_TEST_PG_URI")
+
+
+@pytest.fixture(scope="session")
+def mlflow_uri() -> str:
+    """The MLflow tracking server scripts/services.d/50-mlflow.sh installs and starts."""
+    return service_variable("LAKEMIX_TEST_MLFLOW_URI")
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -77,7 +78,11 @@ def diff_command(old_tag: str, new_tag: str) -> None:
     """Documents and tokens added and removed between two releases, and why."""
     from lakemix.versions.diff import diff
 
-    rows = diff(old_tag, new_tag)
+    print_diff(diff(old_tag, new_tag), old_tag, new_tag)
+
+
+def print_diff(rows: list[dict[str, Any]], old_tag: str, new_tag: str) -> None:
+    """Print ``diff`` rows as ``lakemix diff`` does: a table, then totals per change."""
     if not rows:
         click.echo(f"{old_tag} and {new_tag} hold the same documents with the same repeats")
         return
