@@ -228,3 +228,76 @@ def test_a_run_whose_release_was_garbage_collected_says_how_to_rebuild(tracked: 
     assert compared.exit_code == 0 and "loss" in compared.output
     assert f"data: cannot explain the difference: {gone}" in compared.output
     assert lineage.exit_code == 1 and gone in lineage.output
+
+
+def test_lightning_logs_into_the_run_of_its_mlflow_logger(
+    release: Settings, mlflow_uri: str, tmp_path: Path
+) -> None:
+    import lightning.pytorch as pl
+    from lightning.pytorch.loggers import MLFlowLogger
+
+    from lakemix.loader.lightning import MixLoaderCallback
+    from tests.functional.test_trainers import Recorder
+
+    mix = MixLoader(mix="demo_unimax", tag="v1", seq_len=32, batch_size=4, settings=release)
+    callback = MixLoaderCallback(mix, run_dir=tmp_path)
+    logger = MLFlowLogger(f"lakemix-test-{uuid.uuid4().hex[:12]}", tracking_uri=mlflow_uri)
+    every = pl.callbacks.ModelCheckpoint(tmp_path / "ckpt", every_n_train_steps=3, save_top_k=-1)
+    trainer = pl.Trainer(
+        max_steps=6,
+        accelerator="cpu",
+        devices=1,
+        callbacks=[callback, every],
+        default_root_dir=tmp_path,
+        logger=logger,
+        log_every_n_steps=1,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+    )
+    trainer.fit(Recorder(), train_dataloaders=callback.dataloader)
+    assert callback.tracker is not None and not callback.tracker.owned
+    run = client(mlflow_uri).get_run(logger.run_id)
+    (given,) = run.inputs.dataset_inputs
+    assert given.dataset.name == "demo_unimax@v1" and run.data.params["trainer"] == "lightning"
+    checkpoints = client(mlflow_uri).list_artifacts(logger.run_id, "lakemix/checkpoints")
+    assert [a.path.rsplit("/", 1)[1] for a in checkpoints] == ["step-00000003", "step-00000006"]
+    record = orjson.loads((tmp_path / "run.json").read_bytes())
+    assert record["tracking"]["run_id"] == logger.run_id
+
+
+def test_the_hugging_face_trainer_logs_its_metrics_into_a_run_of_its_own(
+    release: Settings, mlflow_uri: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from transformers import Trainer, TrainingArguments
+
+    from lakemix.loader.hf import MixLoaderTrainerCallback
+    from tests.functional.test_trainers import Counted
+
+    experiment = f"lakemix-test-{uuid.uuid4().hex[:12]}"
+    monkeypatch.setenv("MLFLOW_EXPERIMENT_NAME", experiment)
+    mix = MixLoader(mix="demo_unimax", tag="v1", seq_len=32, batch_size=4, settings=release)
+    callback = MixLoaderTrainerCallback(mix, tracking_uri=mlflow_uri)
+
+    class MixTrainer(Trainer):  # type: ignore[misc]
+        def get_train_dataloader(self) -> Any:
+            return callback.dataloader
+
+    args = TrainingArguments(
+        output_dir=str(tmp_path),
+        max_steps=4,
+        save_steps=2,
+        logging_steps=1,
+        use_cpu=True,
+        report_to="none",
+        disable_tqdm=True,
+        ignore_data_skip=True,
+    )
+    MixTrainer(model=Counted(), args=args, callbacks=[callback]).train()
+    assert callback.tracker is not None and callback.tracker.owned
+    run = client(mlflow_uri).get_run(callback.tracker.run_id)
+    assert run.info.status == "FINISHED" and run.data.tags["lakemix.release"] == "v1"
+    assert "loss" in run.data.metrics and run.data.params["trainer"] == "transformers"
+    history = client(mlflow_uri).get_metric_history(run.info.run_id, "loss")
+    assert [m.step for m in history] == [1, 2, 3, 4]
+    checkpoints = client(mlflow_uri).list_artifacts(run.info.run_id, "lakemix/checkpoints")
+    assert [a.path.rsplit("/", 1)[1] for a in checkpoints] == ["step-00000002", "step-00000004"]
