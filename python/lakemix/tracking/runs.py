@@ -3,7 +3,9 @@ say whether the release each one read can still be read here."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -164,7 +166,8 @@ def fetch_record(ref: str, folder: str | Path, *, uri: str | None = None) -> Pat
     run = get_run(ref, uri=uri)
     client = _client(uri)
     try:
-        path = client.download_artifacts(run.run_id, f"{ARTIFACTS}/run.json", str(folder))
+        with _quiet_downloads():
+            path = client.download_artifacts(run.run_id, f"{ARTIFACTS}/run.json", str(folder))
     except (MlflowException, OSError) as exc:
         raise TrackingError(
             f"MLflow run {run.run_id} logged no run record ({ARTIFACTS}/run.json): it did not "
@@ -183,6 +186,21 @@ class ReleaseProblem:
 
     def __str__(self) -> str:
         return self.message
+
+
+@contextlib.contextmanager
+def _quiet_downloads() -> Iterator[None]:
+    """No progress bar from MLflow's downloads (a bar on stderr for one small file)."""
+    name = "MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR"
+    before = os.environ.get(name)
+    os.environ[name] = "false"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[name]
+        else:
+            os.environ[name] = before
 
 
 def release_problem(

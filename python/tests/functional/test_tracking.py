@@ -109,8 +109,11 @@ def test_a_run_logs_its_release_settings_and_loader_state(tracked: Tracked) -> N
     assert columns["document_id"] == "string" and "repeat_count" in columns
     assert [(t.key, t.value) for t in given.tags] == [("mlflow.data.context", "train")]
 
-    # The ReleaseSource kind is registered: MLflow turns the logged source back into one.
+    # The source kind is registered (by the mlflow.dataset_source entry point of an installed
+    # lakemix, or by importing the module): MLflow turns the logged source back into one.
     from mlflow.data.dataset_source_registry import get_dataset_source_from_json
+
+    import lakemix.tracking.dataset  # noqa: F401
 
     restored = get_dataset_source_from_json(dataset.source, source_type=dataset.source_type)
     with lakehouse_in(tracked.settings.home.parent):
