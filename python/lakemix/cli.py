@@ -267,7 +267,6 @@ def _add_version_commands() -> None:
         commands.gc_command,
         commands.rebuild_command,
         commands.release_command,
-        commands.show_command,
         commands.sql_command,
         commands.versions_command,
     ):
@@ -302,10 +301,11 @@ _add_export_commands()
 
 
 def _add_tracking_commands() -> None:
-    from lakemix.tracking.commands import compare_command, runs_command
+    from lakemix.tracking.commands import compare_command, runs_command, show_command
 
     main.add_command(compare_command)
     main.add_command(runs_command)
+    main.add_command(show_command)  # lakemix show TAG, with the runs tracked on it
 
 
 _add_tracking_commands()

@@ -75,6 +75,33 @@ def runs_command(
             click.echo(f"release {release} ({checksum}): {problem}")
 
 
+@click.command("show")
+@click.argument("tag")
+@URI_OPTION
+@click.pass_context
+def show_command(ctx: click.Context, tag: str, tracking_uri: str | None) -> None:
+    """Print the manifest of release TAG: snapshots, config, versions, tokens per language; and,
+    with a tracking server (MLFLOW_TRACKING_URI), the runs that trained on it."""
+    from lakemix.tracking.runs import TrackingError, find_runs
+    from lakemix.versions.commands import show_command as show_release
+
+    ctx.invoke(show_release, tag=tag)
+    if not tracking_uri:
+        return
+    click.echo("")
+    try:
+        found = find_runs(tag, uri=tracking_uri)
+    except TrackingError as exc:  # the release is shown: say why the runs are not
+        click.echo(f"tracked runs: none listed: {exc}")
+        return
+    if not found:
+        click.echo(f"tracked runs: none trained on {tag} at {tracking_uri}")
+        return
+    click.echo(f"tracked runs on {tag} ({tracking_uri}):")
+    rows = [(r.run_id, r.name, r.status.lower(), _when(r.start_time), r.checksum) for r in found]
+    table(rows, ("run", "name", "status", "started (UTC)", "checksum"), sys.stdout)
+
+
 @click.command("compare")
 @click.argument("run_a")
 @click.argument("run_b")

@@ -143,11 +143,15 @@ def test_runs_lists_the_runs_of_a_release_with_their_metrics(tracked: Tracked) -
         listed = invoke("runs", "--release", "v1")
         every = invoke("runs", "--metric", "loss")
         unknown = invoke("runs", "--metric", "accuracy")
+        shown = invoke("show", "t1")
     assert listed.exit_code == 0, listed.output
     assert tracked.ids[0] in listed.output and tracked.ids[1] not in listed.output
     assert "finished" in listed.output and "loss=" in listed.output
     assert every.exit_code == 0 and all(i in every.output for i in tracked.ids)
     assert unknown.exit_code != 0 and "no run logged 'accuracy'" in unknown.output
+    assert shown.exit_code == 0 and "release t1 of mix demo_temperature" in shown.output
+    runs_part = shown.output.split("tracked runs on t1", 1)[1]
+    assert tracked.ids[1] in runs_part and tracked.ids[0] not in runs_part
 
 
 def test_lineage_of_a_tracked_run_reads_its_logged_loader_state(tracked: Tracked) -> None:
