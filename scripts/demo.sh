@@ -28,9 +28,8 @@ done
 echo "== release (lakemix release; see lakemix versions, show, diff, rebuild)"
 tag="demo-$(date -u +%Y%m%d-%H%M%S)"
 $bin/lakemix release demo_unimax --tag "$tag"
-if [ -z "${MLFLOW_TRACKING_URI:-}" ] && [ -f .services.env ]; then
-    MLFLOW_TRACKING_URI=$(sed -n "s/^export LAKEMIX_TEST_MLFLOW_URI='\(.*\)'$/\1/p" .services.env)
-fi
+# Tracked runs only when asked for (MLFLOW_TRACKING_URI set): two releases, two tiny runs and a
+# compare add about 100 s on a loaded 2-core machine (docs/benchmarks.md).
 if [ -n "${MLFLOW_TRACKING_URI:-}" ]; then
     echo "== two tiny runs on two releases, tracked in MLflow ($MLFLOW_TRACKING_URI; docs/tracking.md)"
     $bin/lakemix release demo_temperature --tag "$tag-t"
@@ -46,7 +45,8 @@ if [ -n "${MLFLOW_TRACKING_URI:-}" ]; then
     echo "\$ lakemix compare ${runs[0]} ${runs[1]}"
     MLFLOW_TRACKING_URI=$MLFLOW_TRACKING_URI $bin/lakemix compare "${runs[0]}" "${runs[1]}"
 else
-    echo "== (no MLflow server: scripts/services.sh starts one; then the demo trains two tracked runs)"
+    echo "== (MLFLOW_TRACKING_URI=http://127.0.0.1:15000 make demo also trains two runs on two releases,"
+    echo "   tracked in MLflow, and compares them; scripts/services.sh starts that server)"
 fi
 echo "== quality report (lakemix report)"
 $bin/lakemix report
