@@ -67,10 +67,16 @@ def tracked(
             out = tmp / f"run-{tag}"
             script = [str(BIN / "python"), str(ROOT / "examples" / "train_tiny.py"), *TRAIN]
             script += ["--mix", mix, "--tag", tag, "--out", str(out), "--num-workers", "0"]
+            if tag == "v1":  # A stops after its first checkpoint and resumes: one MLflow run
+                run([*script, "--stop-after", "4"], extra_env=env, timeout=600)
+                cut = orjson.loads((out / "run.json").read_bytes())["tracking"]["run_id"]
+                script.append("--resume")
             done = run(script, extra_env=env, timeout=600)
             assert "mlflow run" in done.stdout, done.stdout
             dirs.append(out)
             ids.append(orjson.loads((out / "run.json").read_bytes())["tracking"]["run_id"])
+            if tag == "v1":
+                assert "resumed at step 4" in done.stdout and ids[0] == cut
         yield Tracked(mlflow_uri, experiment, settings, (dirs[0], dirs[1]), (ids[0], ids[1]))
 
 
