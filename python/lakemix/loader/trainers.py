@@ -127,7 +127,12 @@ def record_run(
     if tracker is not None:
         extra["tracking"] = tracker.link()
     path = write_run_record(
-        folder, manifest=loader.manifest, states=states, store=loader.store, extra=extra
+        folder,
+        manifest=loader.manifest,
+        states=states,
+        store=loader.store,
+        extra=extra,
+        dynamic=loader.dynamic_record(states),
     )
     if tracker is not None:
         tracker.checkpoint(path, step=int(extra.get("steps", 0)))
