@@ -24,7 +24,8 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 if ! as_root test -e "$tools/.installed"; then
     echo "services: installing label-studio==$version into its own venv $tools (about 1 GB)"
     as_root python3 -m venv "$tools"
-    as_root "$tools/bin/pip" install -q "label-studio==$version"
+    # Every package pinned, installed without resolving (services.d/label-studio.lock).
+    as_root "$tools/bin/pip" install -q --no-deps -r "$(dirname "$0")/label-studio.lock"
     as_root touch "$tools/.installed"
 fi
 as_root mkdir -p "$home/data"
