@@ -7,10 +7,13 @@
 Every ``--checkpoint-every`` steps it writes ``checkpoint.pt`` (model, optimizer, step, the loader
 state of every rank) and ``run.json`` (release tag, checksum, snapshot ids, loader state, samples
 seen) into ``--out``. ``--resume`` continues from there: the batches after the checkpoint are
-exactly those an uninterrupted run would have seen. With mlflow installed, the release manifest
-is logged to the run. Under torchrun (``torchrun --nproc-per-node 2 examples/train_tiny.py``) it
-initializes the process group (gloo) and trains data-parallel: each rank reads its own share,
-every rank's loader state is saved, and rank 0 writes.
+exactly those an uninterrupted run would have seen. With ``MLFLOW_TRACKING_URI`` set, the run is
+tracked in MLflow: the release as its dataset input, the mix, filter and loader settings as
+params, the loss, and the run record at each checkpoint (``lakemix runs``, ``lakemix compare``,
+``lakemix lineage --run mlflow:RUN_ID``). Under torchrun
+(``torchrun --nproc-per-node 2 examples/train_tiny.py``) it initializes the process group
+(gloo) and trains data-parallel: each rank reads its own share, every rank's loader state is
+saved, and rank 0 writes.
 
 ``--policy exp3`` (Online Data Mixing) or ``--policy excess --reference runs/static`` (DoReMi-style,
 against a reference run's per-group loss) reads the mix grouped by language and sets the weights
@@ -36,6 +39,7 @@ from torch import nn
 from lakemix.loader import MixLoader
 from lakemix.loader.policies import EXP3, ExcessLoss, MixPolicy, mean_losses
 from lakemix.loader.runs import read_run_record
+from lakemix.loader.tracked import start_tracking
 from lakemix.loader.trainers import gather_states, record_run
 
 
@@ -95,15 +99,6 @@ def make_policy(name: str, loader: MixLoader, reference: Path | None) -> MixPoli
     return ExcessLoss(loader.group_names, read_run_record(reference)["group_losses"])
 
 
-def log_manifest(manifest: dict[str, Any]) -> None:
-    try:
-        import mlflow  # optional
-    except ImportError:
-        return
-    mlflow.log_dict(manifest, "release_manifest.json")
-    mlflow.log_params({"release_tag": manifest["tag"], "mix": manifest["mix"]})
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--mix", default="demo_unimax")
@@ -147,7 +142,8 @@ def main() -> None:
     step, tokens = 0, 0
     checkpoint = args.out / "checkpoint.pt"
     saved: dict[str, Any] = {}
-    if args.resume and checkpoint.exists():
+    resumed = args.resume and checkpoint.exists()
+    if resumed:
         saved = torch.load(checkpoint, weights_only=False)
         tiny.load_state_dict(saved["model"])
         optimizer.load_state_dict(saved["optimizer"])
@@ -159,7 +155,10 @@ def main() -> None:
     main_rank = loader.rank == 0
     if main_rank:
         args.out.mkdir(parents=True, exist_ok=True)
-        log_manifest(loader.manifest)
+    model_params = {"model.dim": 32, "model.layers": 2, "model.heads": 2, "optimizer.lr": 3e-3}
+    tracker = start_tracking(
+        loader, args.out, run_name=args.out.name, params=model_params, resumed=resumed
+    )  # None unless MLFLOW_TRACKING_URI is set, and on ranks other than 0
     last = args.stop_after if args.stop_after is not None else args.steps
     started, loss = time.perf_counter(), math.nan
     # per-group sums and counts of token losses since the last update (a dynamic mix)
@@ -195,6 +194,8 @@ def main() -> None:
             if step % 25 == 0 and main_rank:
                 rate = tokens / (time.perf_counter() - started)
                 print(f"step {step} loss {loss:.4f} tokens {tokens} ({rate:,.0f}/s)", flush=True)
+            if tracker is not None and (step % 5 == 0 or step == last):
+                tracker.log_metrics({"loss": loss}, step=step)
             if step % args.checkpoint_every == 0 or step == last:
                 states = gather_states(loader.state_dict())  # every rank's
                 if main_rank:
@@ -209,11 +210,15 @@ def main() -> None:
                 if grouped:
                     extra["group_losses"] = last_group_losses
                     extra["policy"] = args.policy
-                record_run(loader, args.out, states, extra)  # on rank 0
+                record_run(loader, args.out, states, extra, tracker=tracker)  # on rank 0
             if step == last:
                 break
+    if tracker is not None and step >= args.steps:
+        tracker.finish()
     if main_rank:
         print(f"done: step {step} loss {loss:.6f}; run record {args.out / 'run.json'}")
+        if tracker is not None and tracker.active:
+            print(f"mlflow run {tracker.run_id} at {tracker.uri}")
     if os.environ.get("LAKEMIX_PRINT_FINAL_LOSS"):
         print(f"final loss {loss!r}" + (f" rank {loader.rank}" if dist.is_initialized() else ""))
     if dist.is_initialized():

@@ -39,32 +39,49 @@ def lakehouse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
     return Settings.from_env()
 
 
-def services_env(*names: str) -> dict[str, str]:
-    """The variables ``names`` that scripts/services.sh exports: from the environment when
-    ``source .services.env`` set them, else by running services.sh (which starts the servers)
-    and reading every ``export NAME='value'`` line it wrote."""
-    if all(os.environ.get(name) for name in names):
-        return {name: os.environ[name] for name in names}
+def service_variable(name: str) -> str:
+    """``name`` from the environment, else from running scripts/services.sh (which starts the
+    servers and writes one ``export NAME='value'`` line each); fails when no server gave it."""
+    if os.environ.get(name):
+        return os.environ[name]
     env_file = ROOT / ".services.env"
     subprocess.run(
         ["bash", str(ROOT / "scripts" / "services.sh")],
         check=True,
         env={**os.environ, "LAKEMIX_SERVICES_ENV": str(env_file)},
     )
-    found = {}
     for line in env_file.read_text().splitlines():
-        if line.startswith("export ") and "=" in line:
-            name, value = line.removeprefix("export ").split("=", 1)
-            found[name] = value.strip("'")
-    missing = [name for name in names if not found.get(name)]
-    assert not missing, f"scripts/services.sh exported no {', '.join(missing)}"
-    return {name: found[name] for name in names}
+        key, _, value = line.removeprefix("export ").partition("=")
+        if key == name:
+            return value.strip("'")
+    pytest.fail(f"scripts/services.sh wrote no {name} into {env_file}")
+
+
+def services_env(*names: str) -> dict[str, str]:
+    """Several ``service_variable``s at once, running scripts/services.sh at most once."""
+    found = {name: os.environ[name] for name in names if os.environ.get(name)}
+    if len(found) < len(names):
+        service_variable(next(n for n in names if n not in found))  # starts the servers
+        for line in (ROOT / ".services.env").read_text().splitlines():
+            key, _, value = line.removeprefix("export ").partition("=")
+            if key in names:
+                found.setdefault(key, value.strip("'"))
+    missing = [name for name in names if name not in found]
+    if missing:
+        pytest.fail(f"scripts/services.sh wrote no {', '.join(missing)} into .services.env")
+    return found
 
 
 @pytest.fixture(scope="session")
 def pg_server_uri() -> str:
     """URI of the test role on the PostgreSQL server scripts/services.sh installs and starts."""
-    return services_env("LAKEMIX_TEST_PG_URI")["LAKEMIX_TEST_PG_URI"]
+    return service_variable("LAKEMIX_TEST_PG_URI")
+
+
+@pytest.fixture(scope="session")
+def mlflow_uri() -> str:
+    """The MLflow tracking server scripts/services.d/50-mlflow.sh installs and starts."""
+    return service_variable("LAKEMIX_TEST_MLFLOW_URI")
 
 
 @pytest.fixture

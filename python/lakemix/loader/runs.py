@@ -161,13 +161,18 @@ def run_documents(
     return record, sorted(rows)
 
 
-def format_run(directory: str | Path, settings: Settings | None = None) -> str:
-    """``lakemix lineage --run DIR``: the run's release, then one line per consumed document."""
+def format_run(
+    directory: str | Path, settings: Settings | None = None, *, label: str | None = None
+) -> str:
+    """``lakemix lineage --run DIR``: the run's release, then one line per consumed document.
+
+    ``label`` names the run in the first line (its folder when None).
+    """
     record, documents = run_documents(directory, settings)
     copies = sum(n for _, _, n in documents)
     ranks = len(record["loader"])
     lines = [
-        f"run {directory}: release {record['tag']} ({record['mix']}, checksum "
+        f"run {label or directory}: release {record['tag']} ({record['mix']}, checksum "
         f"{record['checksum']}), split {record['split']}, seed {record['seed']}, "
         f"{ranks} rank{'s' if ranks > 1 else ''}",
         f"samples seen: {record['samples_seen']} ({copies} document copies started, "

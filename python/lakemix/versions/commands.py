@@ -109,9 +109,15 @@ def show_command(tag: str) -> None:
 def diff_command(old_tag: str, new_tag: str) -> None:
     """Documents and tokens added and removed between two releases, and why."""
     from lakemix.versions.diff import diff
+
+    print_diff(diff(old_tag, new_tag), old_tag, new_tag)
+
+
+def print_diff(rows: list[dict[str, Any]], old_tag: str, new_tag: str) -> None:
+    """Print ``diff`` rows as ``lakemix diff`` does: the releases' objectives, a table of the
+    changes, then totals per change."""
     from lakemix.versions.release import get_release
 
-    rows = diff(old_tag, new_tag)
     old, new = _objectives(get_release(old_tag)), _objectives(get_release(new_tag))
     if old or new:
         objective_cells = [
