@@ -55,6 +55,35 @@ def pg_server_uri() -> str:
     return uri
 
 
+@pytest.fixture(scope="session")
+def spark_master() -> str:
+    """URL of the Spark standalone cluster (a master, two workers) that
+    scripts/services.d/30-spark-cluster.sh starts: ``LAKEMIX_TEST_SPARK_MASTER``."""
+    import socket
+    from urllib.parse import urlsplit
+
+    url = os.environ.get("LAKEMIX_TEST_SPARK_MASTER")
+    if not url:
+        env_file = ROOT / ".services.env"
+        subprocess.run(
+            ["bash", str(ROOT / "scripts" / "services.sh")],
+            check=True,
+            env={**os.environ, "LAKEMIX_SERVICES_ENV": str(env_file)},
+        )
+        for line in env_file.read_text().splitlines():
+            name, _, value = line.removeprefix("export ").partition("=")
+            if name == "LAKEMIX_TEST_SPARK_MASTER":
+                url = value.strip("'")
+    if not url:
+        pytest.fail("services.sh set no LAKEMIX_TEST_SPARK_MASTER (services.d/30-spark-cluster.sh)")
+    parts = urlsplit(url)
+    try:
+        socket.create_connection((parts.hostname, parts.port or 7077), timeout=5).close()
+    except OSError as exc:
+        pytest.fail(f"no Spark master answers at {url} ({exc}): run scripts/spark-cluster.sh start")
+    return url
+
+
 @pytest.fixture
 def pg_lakehouse(
     lakehouse: Settings, pg_server_uri: str, monkeypatch: pytest.MonkeyPatch
