@@ -17,6 +17,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from lakemix.catalog import CATALOG_NAME
 from lakemix.settings import Settings
 from lakemix.spark.runtime import SparkRuntimeError, iceberg_runtime_jars, jdbc_driver
+from lakemix.spark.s3 import is_s3, s3_conf
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -97,6 +98,13 @@ def spark_conf(settings: Settings, *, master: str | None = None) -> dict[str, st
         "spark.pyspark.driver.python": sys.executable,
     }
     conf |= {f"{CATALOG_PREFIX}.{key}": value for key, value in options.items()}
+    if packages := os.environ.get("LAKEMIX_SPARK_PACKAGES"):  # Maven coordinates (online)
+        conf["spark.jars.packages"] = packages
+    if is_s3(settings.warehouse):
+        s3 = s3_conf(CATALOG_PREFIX, settings.warehouse)
+        if jar := s3.pop("spark.jars", None):
+            conf["spark.jars"] += f",{jar}"
+        conf |= s3
     if not conf["spark.master"].startswith("local"):
         conf |= cluster_conf()
     return conf
