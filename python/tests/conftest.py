@@ -39,19 +39,30 @@ def lakehouse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
     return Settings.from_env()
 
 
+def service_variable(name: str) -> str | None:
+    """A variable of the servers scripts/services.sh starts: from the environment (``make
+    test`` sources the file it writes), else from running it once."""
+    if value := os.environ.get(name):
+        return value
+    env_file = ROOT / ".services.env"
+    subprocess.run(
+        ["bash", str(ROOT / "scripts" / "services.sh")],
+        check=True,
+        env={**os.environ, "LAKEMIX_SERVICES_ENV": str(env_file)},
+    )
+    values = {}
+    for line in env_file.read_text().splitlines():
+        key, _, value = line.removeprefix("export ").partition("=")
+        values[key] = value.strip("'")
+    return values.get(name)
+
+
 @pytest.fixture(scope="session")
 def pg_server_uri() -> str:
     """URI of the test role on the PostgreSQL server scripts/services.sh installs and starts."""
-    uri = os.environ.get("LAKEMIX_TEST_PG_URI")
+    uri = service_variable("LAKEMIX_TEST_PG_URI")
     if not uri:
-        env_file = ROOT / ".services.env"
-        subprocess.run(
-            ["bash", str(ROOT / "scripts" / "services.sh")],
-            check=True,
-            env={**os.environ, "LAKEMIX_SERVICES_ENV": str(env_file)},
-        )
-        line = env_file.read_text().strip()
-        uri = line.split("=", 1)[1].strip("'")
+        pytest.fail("scripts/services.sh set no LAKEMIX_TEST_PG_URI")
     return uri
 
 
@@ -62,18 +73,7 @@ def spark_master() -> str:
     import socket
     from urllib.parse import urlsplit
 
-    url = os.environ.get("LAKEMIX_TEST_SPARK_MASTER")
-    if not url:
-        env_file = ROOT / ".services.env"
-        subprocess.run(
-            ["bash", str(ROOT / "scripts" / "services.sh")],
-            check=True,
-            env={**os.environ, "LAKEMIX_SERVICES_ENV": str(env_file)},
-        )
-        for line in env_file.read_text().splitlines():
-            name, _, value = line.removeprefix("export ").partition("=")
-            if name == "LAKEMIX_TEST_SPARK_MASTER":
-                url = value.strip("'")
+    url = service_variable("LAKEMIX_TEST_SPARK_MASTER")
     if not url:
         pytest.fail("services.sh set no LAKEMIX_TEST_SPARK_MASTER (services.d/30-spark-cluster.sh)")
     parts = urlsplit(url)
