@@ -9,6 +9,7 @@ import click
 
 from lakemix.errors import LakemixError
 from lakemix.ingest.formats import FORMATS
+from lakemix.writer import wait_option, writer
 
 
 class _Commands(click.Group):
@@ -16,10 +17,17 @@ class _Commands(click.Group):
     its password hidden, ...) is a one-line message and exit status 1, not a trace."""
 
     def invoke(self, ctx: click.Context) -> object:
+        from lakemix.iceberg.missing import describe
+
         try:
             return super().invoke(ctx)
         except LakemixError as exc:
             raise click.ClickException(str(exc)) from None
+        except Exception as exc:  # a lost table file, from DuckDB, pyarrow or pyiceberg
+            missing = describe(exc)
+            if missing is None:
+                raise
+            raise click.ClickException(str(missing)) from None
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
@@ -50,6 +58,7 @@ def main() -> None:
     help="Read what symlinks in a directory lead to outside the given paths (default: list "
     "them as not read).",
 )
+@wait_option
 def ingest_command(
     paths: tuple[Path, ...],
     source: str,
@@ -60,23 +69,52 @@ def ingest_command(
     drop_fields: tuple[str, ...],
     progress: bool | None,
     follow_symlinks: bool,
+    wait: float,
 ) -> None:
     """Append raw files (JSONL, Parquet, text, OSCAR, HPLT; gzip or zstd) to raw.documents."""
     from lakemix.ingest import ingest
     from lakemix.report import print_ingest
 
-    result = ingest(
-        paths,
-        source=source,
-        fmt=fmt,
-        text_field=text_field,
-        id_field=id_field,
-        url_field=url_field,
-        drop_fields=drop_fields,
-        progress=progress,
-        follow_symlinks=follow_symlinks,
-    )
+    with writer("lakemix ingest", wait=wait):
+        result = ingest(
+            paths,
+            source=source,
+            fmt=fmt,
+            text_field=text_field,
+            id_field=id_field,
+            url_field=url_field,
+            drop_fields=drop_fields,
+            progress=progress,
+            follow_symlinks=follow_symlinks,
+        )
     print_ingest(result, sys.stdout)
+
+
+@main.command("ingests")
+def ingests_command() -> None:
+    """List the ingests in raw.documents and raw.quarantine: id, time, source, files, rows."""
+    from lakemix.report import print_ingests
+
+    print_ingests(sys.stdout)
+
+
+@main.command("ingest-remove")
+@click.argument("ingest_id")
+@wait_option
+def ingest_remove_command(ingest_id: str, wait: float) -> None:
+    """Delete the rows, quarantine rows and ledger entries of one ingest (its id or a prefix of
+    6+ characters, from `lakemix ingests`). Releases keep reading them through their tags; the
+    files can be ingested again."""
+    from lakemix.ingest.remove import remove_ingest
+
+    with writer("lakemix ingest-remove", wait=wait):
+        removal = remove_ingest(ingest_id)
+    rows = ", ".join(f"{n:,} rows from {t}" for t, n in removal.rows.items())
+    click.echo(f"removed ingest {removal.ingest_id}: {rows} ({removal.files} files)")
+    click.echo(
+        "the incremental models still hold its documents: run `dbt build --full-refresh` "
+        "before the next mix build or release"
+    )
 
 
 @main.command("tables")
@@ -122,7 +160,8 @@ def mix_plan_command(name: str) -> None:
     show_default=True,
     help="Run the mix models on DuckDB or on Spark (same Iceberg tables).",
 )
-def mix_build_command(name: str, engine: str) -> None:
+@wait_option
+def mix_build_command(name: str, engine: str, wait: float) -> None:
     """Write the mix's plan to meta.mix_plans and materialize marts.mix_<name> (dbt build)."""
     from lakemix.mix.lakehouse import build, build_arguments, write_plan
     from lakemix.mix.plan import MixPlan
@@ -131,17 +170,22 @@ def mix_build_command(name: str, engine: str) -> None:
     plan = _plan(name)
     assert isinstance(plan, MixPlan)
     print_plan(plan, sys.stdout)
-    write_plan(plan)
-    if engine == "spark":
-        from lakemix.spark.dbt import run_dbt
+    with writer(f"lakemix mix build {name}", wait=wait):  # its dbt build runs under this lock
+        write_plan(plan)
+        if engine == "spark":
+            from lakemix.spark.dbt import run_dbt
 
-        code = run_dbt(build_arguments(plan.spec))
-    else:
-        code = build(plan.spec)
-    if code != 0:
-        raise click.ClickException(
-            f"dbt build of mix {name} failed (exit {code}); the mix is not built"
-        )
+            code = run_dbt(build_arguments(plan.spec))
+        else:
+            code = build(plan.spec)
+        if code != 0:
+            raise click.ClickException(
+                f"dbt build of mix {name} failed (exit {code}); the mix is not built"
+            )
+        from lakemix.catalog import catalog
+        from lakemix.mix.dependencies import record
+
+        record(catalog(), name)  # a release needs them, whatever target/ holds by then
     click.echo(f"built marts.mix_{name} and marts.mix_{name}_languages")
 
 
@@ -252,6 +296,7 @@ def _add_version_commands() -> None:
         commands.release_command,
         commands.show_command,
         commands.sql_command,
+        commands.verify_command,
         commands.versions_command,
     ):
         main.add_command(command)

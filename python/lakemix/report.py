@@ -49,8 +49,35 @@ def print_ingest(result: IngestResult, out: TextIO) -> None:
         out.write(
             f"raw.documents snapshot {result.documents_snapshot_id} (ingest {result.ingest_id})\n"
         )
+    elif result.quarantine_snapshot_id is not None:
+        out.write(
+            f"raw.quarantine snapshot {result.quarantine_snapshot_id} (ingest {result.ingest_id})\n"
+        )
     elif result.files and not result.read_files:
         out.write("nothing new to ingest: every file was already ingested\n")
+
+
+def print_ingests(out: TextIO) -> None:
+    """Every ingest still in the raw tables (``lakemix ingests``), oldest first."""
+    from lakemix.catalog import catalog
+    from lakemix.ingest.history import list_ingests
+
+    records = list_ingests(catalog())
+    if not records:
+        out.write("no ingests: `lakemix ingest PATH --source NAME` adds files\n")
+        return
+    rows = [
+        (
+            r.ingest_id,
+            r.committed_at.strftime("%Y-%m-%d %H:%M:%S"),
+            r.source,
+            len(r.files),
+            r.documents,
+            r.quarantined,
+        )
+        for r in records
+    ]
+    table(rows, ("ingest", "committed (UTC)", "source", "files", "documents", "quarantined"), out)
 
 
 def print_tables(out: TextIO) -> None:

@@ -13,6 +13,8 @@ import atexit
 import contextlib
 import functools
 import gc
+import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +58,28 @@ def freeze_long_lived() -> None:
     atexit.register(gc.freeze)
 
 
+WRITING_COMMANDS = ("build", "run", "seed", "snapshot")
+
+
+def _hold_writer_lock(settings: Settings) -> None:
+    """A dbt command that writes holds the lakehouse's writer lock until it exits; a second one
+    is refused with one line naming the holder (or waits ``LAKEMIX_WAIT`` seconds)."""
+    from dbt.flags import get_flags
+
+    from lakemix.writer import LakehouseBusyError, command_line, hold_for_process
+
+    which = str(getattr(get_flags(), "WHICH", ""))  # type: ignore[no-untyped-call]
+    if which not in WRITING_COMMANDS:
+        return
+    try:
+        hold_for_process(command_line(), settings=settings)
+    except LakehouseBusyError as exc:
+        # Raised here, dbt would print a 40-line trace; the one line and exit status 2 say it.
+        sys.stderr.write(f"lakemix: {exc}\n")
+        sys.stderr.flush()
+        os._exit(2)  # SystemExit: dbt prints a trace too
+
+
 class Plugin(BasePlugin):
     """Connects DuckDB to the lakemix Iceberg catalog."""
 
@@ -69,6 +93,7 @@ class Plugin(BasePlugin):
         self.refresh = bool(plugin_config.get("lakemix_refresh_views", True))
         freeze_long_lived()
         self.settings = Settings.from_env()
+        _hold_writer_lock(self.settings)
         # DuckDB creates its database file but not the folder: a first `dbt seed` or `dbt build`
         # on a fresh clone runs before anything else made LAKEMIX_HOME.
         self.settings.duckdb_path.parent.mkdir(parents=True, exist_ok=True)
@@ -77,6 +102,9 @@ class Plugin(BasePlugin):
         # Target table -> {watermark property: snapshot id} of the sources its SQL reads
         # (lakemix_rows_since at compile time), committed with its rows by ``store``.
         self._watermarks: dict[str, dict[str, str]] = {}
+        # Target table -> its snapshot an incremental run decided from (its watermark's
+        # snapshot): ``store`` refuses to append onto any other (``StoreRequest.parent``).
+        self._parents: dict[str, int] = {}
         # Target table -> the key of the settings its rows are computed with (macro cache_key).
         self._cache_keys: dict[str, str] = {}
         self.texts = TextFunctions(TextStore(store_path(self.settings.home)))
@@ -172,9 +200,12 @@ class Plugin(BasePlugin):
         if not incremental:
             return answer(full, exact=True)
         try:
-            last = watermark.last_read(self.catalog.load_table(target), source)
+            target_table = self.catalog.load_table(target)
         except NoSuchTableError:
             return answer(full, exact=True)
+        last = watermark.last_read(target_table, source)
+        if target_table.metadata.current_snapshot_id is not None:
+            self._parents[target] = target_table.metadata.current_snapshot_id
         added = watermark.added_files(table, last, now)
         if added is None:
             return answer(full, exact=False)
@@ -216,6 +247,7 @@ class Plugin(BasePlugin):
         identifier = f"{relation.schema}.{relation.identifier}"
         read = self._watermarks.pop(identifier, {})
         properties |= read
+        parent = self._parents.pop(identifier, None)
         key = self._cache_keys.pop(identifier, None)
         if key is not None:
             properties[cache_key.PROPERTY] = key
@@ -228,6 +260,7 @@ class Plugin(BasePlugin):
                 properties=properties,
                 full_refresh=bool(options.get("full_refresh", False)),
                 commit_when_empty=bool(read),
+                parent=parent,
             ),
         )
         self.texts.commit(identifier)

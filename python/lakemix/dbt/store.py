@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 from lakemix.dbt.watermark import PROPERTY_PREFIX
 from lakemix.errors import LakemixError
 from lakemix.iceberg import commit_with_retry, ensure_namespace, local_path
+from lakemix.iceberg.commit import NO_REPLAY
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -37,6 +38,9 @@ class StoreRequest:
         full_refresh: Recreate the table when its schema cannot evolve in place.
         commit_when_empty: With no rows to append, append an empty snapshot all the same when
             the current one lacks the properties (what the run read: ``watermark``).
+        parent: The table's snapshot an incremental run computed its rows against; an append
+            onto another snapshot (a concurrent build committed meanwhile) is refused, as
+            the rows may already be there.
     """
 
     identifier: str
@@ -45,6 +49,7 @@ class StoreRequest:
     properties: dict[str, str]
     full_refresh: bool = False
     commit_when_empty: bool = False
+    parent: int | None = None
 
 
 def staged_files(staged: Path) -> list[Path]:
@@ -153,14 +158,23 @@ def store(catalog: Catalog, request: StoreRequest) -> str:
                     f"evolve ({exc}); run with --full-refresh to recreate the table"
                 ) from None
             catalog.drop_table(request.identifier)
-            table = catalog.create_table(request.identifier, schema=schema)
+            table = catalog.create_table(request.identifier, schema=schema, properties=NO_REPLAY)
     except NoSuchTableError:
-        table = catalog.create_table(request.identifier, schema=schema)
+        table = catalog.create_table(request.identifier, schema=schema, properties=NO_REPLAY)
 
     tag = f"dbt-{request.properties.get('lakemix.dbt_invocation_id', 'run')}-{uuid.uuid4().hex[:8]}"
     paths = _move_into(table, staged_files(request.staged), tag)
 
     def attempt(table: Table) -> str:
+        current = table.metadata.current_snapshot_id
+        if request.mode == "append" and request.parent is not None and current != request.parent:
+            for path in paths:  # never committed: the run's rows are left out, not doubled
+                table.io.delete(path)
+            raise StoreError(
+                f"{request.identifier}: another build committed to the table while this "
+                f"incremental run computed its rows against snapshot {request.parent} (now "
+                f"{current}); nothing was appended. Run the build again."
+            )
         with table.transaction() as tx:
             if request.mode == "overwrite" and table.current_snapshot() is not None:
                 tx.delete(AlwaysTrue(), snapshot_properties=request.properties)

@@ -29,7 +29,10 @@ def ensure_namespace(catalog: Catalog, namespace: str) -> None:
 
 
 def ensure_table(catalog: Catalog, identifier: str, schema: Schema) -> Table:
-    """Load ``identifier``, creating its namespace and the table if they do not exist yet."""
+    """Load ``identifier``, creating its namespace and the table if they do not exist yet.
+
+    A table created here has pyiceberg's replay of lost commits switched off (``NO_REPLAY``).
+    """
     from pyiceberg.exceptions import NoSuchTableError, TableAlreadyExistsError
 
     ensure_namespace(catalog, identifier.rsplit(".", 1)[0])
@@ -37,8 +40,10 @@ def ensure_table(catalog: Catalog, identifier: str, schema: Schema) -> Table:
         return catalog.load_table(identifier)
     except NoSuchTableError:
         pass
+    from lakemix.iceberg.commit import NO_REPLAY
+
     try:
-        return catalog.create_table(identifier, schema=schema)
+        return catalog.create_table(identifier, schema=schema, properties=NO_REPLAY)
     except TableAlreadyExistsError:  # created meanwhile by a concurrent writer
         return catalog.load_table(identifier)
 

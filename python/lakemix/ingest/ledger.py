@@ -4,6 +4,10 @@ Each ingest commit carries the list of input files it added (path, content check
 the summary of the snapshot it creates, so the record of what was ingested is committed in the
 same atomic step as the rows themselves: a crash can never leave rows without their record or
 the other way round.
+
+``lakemix ingest-remove`` deletes an ingest's rows in a snapshot that names it
+(``lakemix.removed_ingest``): the entries of that ingest's snapshot no longer count from there on,
+so the same files can be ingested again.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ if TYPE_CHECKING:
     from pyiceberg.table import Table
 
 FILES_PROPERTY = "lakemix.files"
+INGEST_PROPERTY = "lakemix.ingest_id"
+REMOVED_PROPERTY = "lakemix.removed_ingest"
 
 
 @dataclass(frozen=True)
@@ -30,12 +36,18 @@ class LedgerEntry:
 
 
 def ingested_files(table: Table) -> dict[str, LedgerEntry]:
-    """Checksum -> entry for every input file committed on the table's current branch."""
+    """Checksum -> entry for every input file committed on the table's current branch (and not
+    removed since by ``lakemix ingest-remove``)."""
     from pyiceberg.table.snapshots import ancestors_of
 
     found: dict[str, LedgerEntry] = {}
+    removed: set[str] = set()
     for snapshot in ancestors_of(table.current_snapshot(), table.metadata):
         extra = snapshot.summary.additional_properties if snapshot.summary else {}
+        if REMOVED_PROPERTY in extra:  # newer than the ingest it removes: seen first
+            removed.add(extra[REMOVED_PROPERTY])
+        if extra.get(INGEST_PROPERTY) in removed:
+            continue
         raw = extra.get(FILES_PROPERTY)
         if raw:
             for item in orjson.loads(raw):

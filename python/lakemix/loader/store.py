@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
+from lakemix.iceberg.missing import missing_files
 from lakemix.loader.order import document_key
 from lakemix.settings import Settings
 from lakemix.udf.tokens import DEFAULT_ENCODING, ENCODINGS, token_ids
@@ -218,7 +219,10 @@ def build_store(
     partial = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
     metadata = {"tag": manifest["tag"], "split": split, "tokenizer": encoding, "eot": str(eot)}
     try:
-        with pa.ipc.new_file(str(partial), SCHEMA.with_metadata(metadata)) as writer:
+        with (
+            missing_files(),  # a lost file of the release's tables: one line, not a trace
+            pa.ipc.new_file(str(partial), SCHEMA.with_metadata(metadata)) as writer,
+        ):
             for batch in _batches(manifest, split, settings, preload):
                 writer.write_batch(_tokenized(batch, encoding, eot))
         os.replace(partial, path)

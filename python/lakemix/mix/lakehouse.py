@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
@@ -14,6 +15,9 @@ from lakemix.dbt.runner import run_dbt
 from lakemix.mix.plan import MixPlan
 from lakemix.mix.spec import MixSpec, MixSpecError
 from lakemix.settings import Settings, project_root
+
+if TYPE_CHECKING:
+    from pyiceberg.table import Table
 
 PLANS = "meta.mix_plans"
 CLEAN = "marts.fct_clean_documents"
@@ -70,7 +74,7 @@ def available_tokens(
 
 def write_plan(plan: MixPlan, settings: Settings | None = None) -> None:
     """Replace the mix's rows in ``meta.mix_plans`` (one Iceberg commit)."""
-    from lakemix.iceberg import ensure_table
+    from lakemix.iceberg import commit_with_retry, ensure_table
 
     spec = plan.spec
     languages = {p.language: p for p in plan.languages}
@@ -116,11 +120,16 @@ def write_plan(plan: MixPlan, settings: Settings | None = None) -> None:
             ("planned_at", pa.timestamp("us", tz="UTC")),
         ]
     )
-    table = ensure_table(open_catalog(settings), PLANS, schema)
-    with table.transaction() as tx, warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "Delete operation did not match")  # a first build
-        tx.delete(f"mix_name == '{spec.name}'")  # the name is validated: [a-z][a-z0-9_]*
-        tx.append(pa.Table.from_pylist(rows, schema=schema))
+    catalog = open_catalog(settings)
+    ensure_table(catalog, PLANS, schema)
+
+    def attempt(table: Table) -> None:
+        with table.transaction() as tx, warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "Delete operation did not match")  # a first build
+            tx.delete(f"mix_name == '{spec.name}'")  # the name is validated: [a-z][a-z0-9_]*
+            tx.append(pa.Table.from_pylist(rows, schema=schema))
+
+    commit_with_retry(catalog, PLANS, attempt)
 
 
 def build_arguments(spec: MixSpec) -> list[str]:

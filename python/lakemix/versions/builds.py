@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import yaml
 
 from lakemix import duck
 from lakemix.errors import LakemixError
-from lakemix.settings import Settings, target_path
+from lakemix.mix import dependencies
+from lakemix.settings import Settings
 
-MIX_MODELS = ("model.lakemix.mix_documents", "model.lakemix.mix_languages")
+if TYPE_CHECKING:
+    from pyiceberg.catalog import Catalog
 
 
 class BuildStateError(LakemixError, RuntimeError):
@@ -56,36 +58,17 @@ def last_build(settings: Settings) -> dict[str, Any]:
     }
 
 
-def mix_dependencies(name: str, target: Path | None = None) -> list[str]:
-    """Iceberg tables (``namespace.table``) mix ``name`` reads, itself included (dbt manifest).
+def mix_dependencies(name: str, catalog: Catalog, target: Path | None = None) -> list[str]:
+    """Iceberg tables (``namespace.table``) mix ``name`` reads, itself included: as recorded in
+    the lakehouse when it was built (``mix.dependencies.record``), else, for a mix built before
+    lakemix recorded them, from dbt's manifest."""
+    from pyiceberg.exceptions import NoSuchTableError
 
-    Mix models are enabled only while a mix is built, so disabled nodes count too; the two mix
-    models are renamed to this mix's tables.
-    """
-    path = (target or target_path()) / "manifest.json"
-    if not path.is_file():
-        raise BuildStateError(f"{path} not found: run `dbt build` first")
-    manifest = orjson.loads(path.read_bytes())
-    nodes: dict[str, dict[str, Any]] = {**manifest["sources"]}
-    for unique_id, versions in manifest.get("disabled", {}).items():
-        nodes.setdefault(unique_id, versions[0])
-    nodes.update(manifest["nodes"])
-    renamed = {MIX_MODELS[0]: f"mix_{name}", MIX_MODELS[1]: f"mix_{name}_languages"}
-    tables, seen, todo = set(), set(), list(MIX_MODELS)
-    while todo:
-        unique_id = todo.pop()
-        if unique_id in seen or unique_id not in nodes:
-            continue
-        seen.add(unique_id)
-        node = nodes[unique_id]
-        if node["resource_type"] == "source":
-            tables.add(f"{node['schema']}.{node['identifier']}")
-        elif node["resource_type"] == "model":
-            if node["config"].get("materialized") == "iceberg":
-                alias = renamed.get(unique_id) or node.get("alias") or node["name"]
-                tables.add(f"{node['schema']}.{alias}")
-            todo.extend(node.get("depends_on", {}).get("nodes", []))
-    return sorted(tables)
+    try:
+        found = dependencies.recorded(catalog.load_table(f"marts.mix_{name}"))
+    except NoSuchTableError:
+        found = None
+    return found if found is not None else dependencies.from_manifest(name, target)
 
 
 def project_vars(root: Path, cli_vars: dict[str, Any]) -> dict[str, Any]:

@@ -7,17 +7,20 @@ import sys
 import click
 
 from lakemix.report import table
+from lakemix.writer import wait_option, writer
 
 
 @click.command("release")
 @click.argument("mix")
 @click.option("--tag", required=True, help="Name of the release (letters, digits, . _ -).")
-def release_command(mix: str, tag: str) -> None:
+@wait_option
+def release_command(mix: str, tag: str, wait: float) -> None:
     """Tag every table MIX depends on and record its manifest (needs a passing dbt build)."""
     from lakemix.settings import Settings
     from lakemix.versions.release import release, releases_directory
 
-    manifest = release(mix, tag)
+    with writer(f"lakemix release {mix}", wait=wait):
+        manifest = release(mix, tag)
     click.echo(
         f"released {mix} as {tag}: {len(manifest['snapshots'])} tables tagged, "
         f"checksum {manifest['checksum']}"
@@ -133,7 +136,10 @@ def sql_command(query: str, version: str | None, limit: int) -> None:
         header = [d[0] for d in result.description or []]
         rows = result.fetchmany(limit)
     except duckdb.Error as exc:
-        raise click.ClickException(f"{type(exc).__name__}: {exc}") from None
+        from lakemix.iceberg.missing import describe
+
+        missing = describe(exc)  # a lost table file: the table, the file and `lakemix verify`
+        raise click.ClickException(str(missing or f"{type(exc).__name__}: {exc}")) from None
     finally:
         conn.close()
     table(rows, header, sys.stdout)
@@ -146,12 +152,31 @@ def sql_command(query: str, version: str | None, limit: int) -> None:
     show_default=True,
     help="Seconds: newer unreferenced files may belong to a running job and are kept.",
 )
-def gc_command(grace: float) -> None:
+@wait_option
+def gc_command(grace: float, wait: float) -> None:
     """Expire snapshots no release tag references and delete files nothing reads."""
     from lakemix.versions.gc import gc
 
-    result = gc(grace_seconds=grace)
+    with writer("lakemix gc", wait=wait):
+        result = gc(grace_seconds=grace)
     click.echo(
         f"expired {result.expired_snapshots:,} snapshots; deleted {result.deleted_files:,} "
         f"files ({result.deleted_bytes / 1e6:,.1f} MB)"
     )
+
+
+@click.command("verify")
+@click.option("--tag", help="Check the snapshots release TAG pinned (instead of the current ones).")
+@click.option("--all-tags", is_flag=True, help="Check the current snapshots and every tag's.")
+@click.option("--deep", is_flag=True, help="Also read every row group and count its rows.")
+def verify_command(tag: str | None, all_tags: bool, deep: bool) -> None:
+    """Check that every data and delete file the catalog references exists, has its recorded
+    size and reads; print what is wrong per table and how to repair it (exit 1 if anything)."""
+    from lakemix.versions.verify import format_reports, verify
+
+    if tag is not None and all_tags:
+        raise click.UsageError("give --tag TAG or --all-tags, not both")
+    reports = verify(tag=tag, all_tags=all_tags, deep=deep)
+    click.echo(format_reports(reports))
+    if any(not r.ok for r in reports):
+        sys.exit(1)

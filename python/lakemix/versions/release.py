@@ -164,7 +164,7 @@ def release(mix: str, tag: str, *, settings: Settings | None = None) -> dict[str
         raise ReleaseError("no dbt_project.yml here or above: run from the lakemix project")
     _remove_leftover_tags(catalog, tag)
     tables = {}
-    for name in builds.mix_dependencies(mix):
+    for name in builds.mix_dependencies(mix, catalog):
         table = catalog.load_table(name)
         if table.current_snapshot() is not None:
             tables[name] = table

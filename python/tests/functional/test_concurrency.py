@@ -1,4 +1,5 @@
-"""Two ingests and a dbt build at the same time, on SQLite and on PostgreSQL: no commit lost."""
+"""Two ingests and a dbt build started at the same time, on SQLite and on PostgreSQL: they take
+turns at the writer lock (each waits for it) and no commit is lost."""
 
 from __future__ import annotations
 
@@ -25,8 +26,11 @@ def test_two_ingests_and_a_build_at_once(any_lakehouse: Settings, tmp_path: Path
         **os.environ,
         "DBT_TARGET_PATH": str(tmp_path / "target"),
         "DBT_LOG_PATH": str(tmp_path / "logs"),
+        "LAKEMIX_WAIT": "600",  # dbt's way to wait for the writer lock
     }
-    ingest_cmd = [str(BIN / "lakemix"), "ingest", "--format", "jsonl", "--no-progress"]
+    ingest_cmd = [
+        *(str(BIN / "lakemix"), "ingest", "--format", "jsonl", "--no-progress", "--wait", "600")
+    ]
     commands = {
         "ingest oscar2201": [*ingest_cmd, str(WEB / "oscar2201"), "--source", "oscar2201"],
         "ingest dolma": [*ingest_cmd, str(WEB / "dolma_cc2019"), "--source", "dolma_cc2019"],

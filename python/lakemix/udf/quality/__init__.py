@@ -17,14 +17,16 @@ datatrove uses for those languages apply no affix rules); in each other piece, r
 one prefix (a punctuation, quote, currency or symbol character, a run of dots, ``+`` not before a
 digit) and one suffix (the same characters, ``'s``, a run of dots, a unit or currency after a digit,
 a period after a digit, a lower-case letter, punctuation or two capitals), stopping at one of
-spaCy's English exceptions (``don't`` -> ``do n't``, ``Mr.``, ``e.g.``, emoticons: regenerated here
-from spaCy 3.8's lists); keep a URL or e-mail address whole; otherwise split at infixes (dot runs,
-``…``, symbols, ``-`` between letters, ``,`` between letters, ``.`` between a lower-case and an
-upper-case letter, ``:<>=/`` after a letter or digit, ``+-*^`` between digits); finally merge runs
-of tokens that spell an exception with affixes (``)`` ``:`` -> ``):``), as spaCy's special-case
-matcher does. Letters and their case follow spaCy's lists (Latin, some Cyrillic and Greek letters,
-blocks of scripts without case), symbols are Unicode category So. ``bench/parity_quality.py``
-compares word lists and signals with datatrove's.
+spaCy's exceptions of the text's language (English: ``don't`` -> ``do n't``, ``Mr.``, ``e.g.``,
+emoticons, regenerated here from spaCy 3.8's lists; others from ``word_exceptions.json``); keep a
+URL or e-mail address whole; otherwise split at infixes (dot runs,
+``…``, symbols, ``-`` between letters (and, in English, after a digit: ``30-an`` stays one
+word in Esperanto, as spaCy's base rules keep it), ``,`` between letters, ``.`` between a
+lower-case and an upper-case letter, ``:<>=/`` after a letter or digit, ``+-*^`` between
+digits); finally merge runs of tokens that spell an exception with affixes (``)`` ``:`` ->
+``):``), as spaCy's special-case matcher does. Letters and their case follow spaCy's lists
+(Latin, some Cyrillic and Greek letters, blocks of scripts without case), symbols are Unicode
+category So. ``bench/parity_quality.py`` compares word lists and signals with datatrove's.
 
 Signals (datatrove's definitions; "tokens" are all words, "words" those with a character outside
 datatrove's punctuation set):
@@ -52,7 +54,8 @@ is decided by 64-bit hashes (with lengths): a collision, about n**2 / 2**64 per 
 count two different strings as equal. Case folding uses one code point per character
 (``"İ".lower()`` is two in Python).
 
-Modules: ``chars`` (character data and flags), ``english`` (spaCy's English exceptions),
+Modules: ``chars`` (character data and flags), ``exceptions`` (spaCy's base and English
+exceptions; ``word_exceptions.json`` has the other languages'),
 ``words`` (the word splitting), ``signals`` (the signals kernel), ``stop_words``, ``hashing``
 and ``jit`` (numba compilation and its cache). Cost: importing is cheap (numba, nothing
 compiled); the first call builds character tables (0.2 s) and loads the compiled kernels from
@@ -87,7 +90,9 @@ __all__ = [
 # 3: a segmented text's words are its segmenter's words as they are (no affix rules); the
 # Tibetan shad ends a line and a sentence, the Khmer khan a sentence; Khmer and Burmese are
 # segmented into syllables.
-DEFINITION = 3
+# 4: outside English, a hyphen after a digit is no infix (spaCy's base rules: ``1979-cu``), and
+# each language is split with its spaCy language's exceptions (``word_exceptions.json``).
+DEFINITION = 4
 
 
 def register(conn: duckdb.DuckDBPyConnection) -> None:

@@ -35,7 +35,14 @@ from lakemix.udf.quality.hashing import (
 from lakemix.udf.quality.jit import jit
 from lakemix.udf.quality.segment import SEGMENTERS, break_flags
 from lakemix.udf.quality.stop_words import languages_of, stop_word_keys, stop_word_lists
-from lakemix.udf.quality.words import english_rules, has_flag, sentence_count, tables, tokenize
+from lakemix.udf.quality.words import (
+    has_flag,
+    kernels,
+    rules_of,
+    sentence_count,
+    tables,
+    tokenize,
+)
 from lakemix.udf.utf8 import text_buffers
 
 SIGNALS: tuple[tuple[str, str], ...] = (
@@ -530,11 +537,10 @@ def _signals_kernel(
     stop_words: Any,
     word_offsets: Any,
     languages: Any,
-    english: Any,
+    rules: Any,
     fl: Any,
     lower: Any,
-    tk: Any,
-    tk_base: Any,
+    kernels: Any,
     out: Any,
 ) -> None:
     longest = 1
@@ -560,7 +566,7 @@ def _signals_kernel(
         sw = (
             stop_words[word_offsets[lang] : word_offsets[lang + 1]] if lang >= 0 else stop_words[:0]
         )
-        _document(cp, n, tk if english[r] else tk_base, fl, lower, bk, sw, w, out[r])
+        _document(cp, n, kernels[rules[r]], fl, lower, bk, sw, w, out[r])
 
 
 def _text(texts: pa.Array, i: int) -> str | None:
@@ -615,6 +621,8 @@ def quality_signals(
     ]
     breaks, break_offsets = break_flags(strings, names)
     out = np.zeros((size, len(SIGNALS)), dtype=np.float64)
+    rule_sets = {name: rules_of(name) for name in set(names)}
+    rules = np.array([rule_sets[name] for name in names], dtype=np.int64)
     _signals_kernel(
         data,
         offsets,
@@ -624,11 +632,10 @@ def quality_signals(
         words,
         word_offsets,
         lang,
-        np.array([english_rules(name) for name in names], dtype=np.bool_),
+        rules,
         t.flags,
         t.lower,
-        t.kernel,
-        t.base_kernel,
+        kernels(np.unique(rules).tolist()),
         out,
     )
     arrays = []

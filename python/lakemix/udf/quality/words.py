@@ -8,6 +8,10 @@ exceptions' tables once per process; ``tokenize`` splits a run of code points in
 from __future__ import annotations
 
 import functools
+import json
+import threading
+from collections.abc import Iterable
+from importlib import resources
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -44,17 +48,29 @@ from lakemix.udf.quality.hashing import HB, HLEN, hash_key, mix64
 from lakemix.udf.quality.jit import inline, jit, refresh_cache
 from lakemix.udf.quality.segment import break_flags
 
+_EXCEPTIONS_FILE = "word_exceptions.json"  # scripts/make_word_exceptions.py writes it
 _EL_PATTERN = 8  # in a row of exceptions: affixed, tokens, their lengths (6), pattern, lengths
+
+
+ENGLISH, BASE = 0, 1  # the first two rule sets
 
 
 class Tables(NamedTuple):
     flags: np.ndarray  # uint32 per code point
     lower: np.ndarray  # int32 per code point: first character of chr(c).lower()
-    # For the kernels: the exceptions' hash table (int64 rows: key, number or -1), the
-    # exceptions (int32 rows: matched across tokens, number of tokens, their lengths), the
-    # longest exception, units and currencies, C4 phrases (int32 rows: length, code points).
-    kernel: tuple[Any, ...]  # with English's exceptions
-    base_kernel: tuple[Any, ...]  # with the exceptions of every language only
+    # One rule set per spaCy language the splitting knows: English's, the base rules (every
+    # language's exceptions only), then one per language with exceptions of its own
+    # (``word_exceptions.json``): its exceptions and whether a hyphen after a digit is an infix.
+    sets: list[tuple[dict[str, tuple[int, ...]], bool]]
+    rules: dict[str, int]  # lid.176 label -> its rule set, for labels with their own
+    # Each rule set for the kernels, built on first use (None until then): the exceptions' hash
+    # table (int64 rows: key, number or -1), the exceptions (int32 rows: matched across tokens,
+    # number of tokens, their lengths), the longest exception, units and currencies, C4
+    # phrases (int32 rows: length, code points), and the hyphen flag.
+    built: list[tuple[Any, ...] | None]
+
+
+_BUILDING = threading.Lock()
 
 
 def english_rules(language: str | None) -> bool:
@@ -62,28 +78,70 @@ def english_rules(language: str | None) -> bool:
     return language is None or language == "en"
 
 
+def rules_of(language: str | None) -> int:
+    """The rule set that splits text of ``language`` (an index for ``kernels``)."""
+    if english_rules(language):
+        return ENGLISH
+    return tables().rules.get(language or "", BASE)
+
+
+def kernels(needed: Iterable[int]) -> tuple[tuple[Any, ...], ...]:
+    """Every rule set for the kernels, those in ``needed`` built (the others as the base rules).
+
+    The tuple has the same length and types whatever is needed, so numba compiles the kernels
+    once; a language's exceptions (up to 16k, Indonesian) are only tabled when its text comes.
+    """
+    t = tables()
+    with _BUILDING:
+        for i in sorted(set(needed) | {ENGLISH, BASE}):
+            if t.built[i] is None:
+                exceptions, hd = t.sets[i]
+                units = padded_rows(SPACY_UNITS.split() + SPACY_CURRENCY.split())
+                phrases = padded_rows(list(C4_PHRASES))
+                t.built[i] = (
+                    *_exception_tables(exceptions, t.flags, units, hd),
+                    units,
+                    phrases,
+                    hd,
+                )
+        base = t.built[BASE]
+        return tuple(k if k is not None else base for k in t.built)  # type: ignore[misc]
+
+
+def _language_exceptions() -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
+    """lid.176 label -> spaCy language, and each spaCy language's exceptions and infix flag."""
+    text = resources.files(__package__).joinpath(_EXCEPTIONS_FILE).read_text("utf-8")
+    data = json.loads(text)
+    return data["languages"], data["rules"]
+
+
 @functools.cache
 def tables() -> Tables:
-    """Character flags and tokenizer data, built on first use (0.3 s)."""
+    """Character flags and the rule sets' exceptions, read on first use (0.3 s)."""
     refresh_cache()
     flags, lower = char_tables()
-    english = english_exceptions()  # the base exceptions and English's
-    flags[[ord(orth[0]) for orth in english]] |= F_EXC_FIRST
-    flags[[ord(orth[-1]) for orth in english]] |= F_EXC_LAST
-    units = padded_rows(SPACY_UNITS.split() + SPACY_CURRENCY.split())
-    phrases = padded_rows(list(C4_PHRASES))
-    kernels = [
-        (*_exception_tables(exceptions, flags, units), units, phrases)
-        for exceptions in (english, base_exceptions())
-    ]
-    return Tables(flags, lower, kernels[0], kernels[1])
+    base = base_exceptions()
+    labels, spacy_rules = _language_exceptions()
+    sets: list[tuple[dict[str, tuple[int, ...]], bool]] = [(english_exceptions(), True)]
+    sets.append((base, False))
+    position = {}
+    for language, entry in sorted(spacy_rules.items()):
+        position[language] = len(sets)
+        own = {orth: tuple(lengths) for orth, lengths in entry["exceptions"].items()}
+        sets.append(({**base, **own}, bool(entry["hyphen_after_digit"])))
+    for exceptions, _ in sets:
+        flags[[ord(orth[0]) for orth in exceptions]] |= F_EXC_FIRST
+        flags[[ord(orth[-1]) for orth in exceptions]] |= F_EXC_LAST
+    rules = {label: position[language] for label, language in labels.items()}
+    return Tables(flags, lower, sets, rules, [None] * len(sets))
 
 
 def _exception_tables(
-    exceptions: dict[str, tuple[int, ...]], flags: np.ndarray, units: np.ndarray
+    exceptions: dict[str, tuple[int, ...]], flags: np.ndarray, units: np.ndarray, hd: bool
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """The exceptions' hash table (int64 rows: key, number or -1), the exceptions (int32 rows:
-    matched across tokens, number of tokens, their lengths, the pattern's) and the longest.
+    matched across tokens, number of tokens, their lengths, the pattern's) and the longest
+    (``hd``: the rules split a hyphen after a digit, as English's do).
 
     Marks the first and last characters of exceptions with affixes in ``flags``.
     """
@@ -103,12 +161,12 @@ def _exception_tables(
         ex[slot] = key.view(np.int64), number
         # spaCy matches an exception across tokens only if it has a prefix, suffix or infix.
         # and then as the tokens its text gives without exceptions (the PhraseMatcher pattern).
-        el[number, :2] = _has_affix(codes, flags, units), len(parts)
+        el[number, :2] = _has_affix(codes, flags, units, hd), len(parts)
         el[number, 2 : 2 + len(parts)] = parts
         if el[number, 0]:
             flags[ord(orth[0])] |= F_AFFIXED_FIRST
             flags[ord(orth[-1])] |= F_AFFIXED_LAST
-            args = (flags, no_exceptions, el, emax, units, ts, te, 0, ss, se)
+            args = (flags, no_exceptions, el, emax, units, ts, te, 0, ss, se, hd)
             n = _tokenize_piece(codes, 0, len(codes), *args)
             el[number, _EL_PATTERN] = n
             el[number, _EL_PATTERN + 1 : _EL_PATTERN + 1 + n] = te[:n] - ts[:n]
@@ -216,7 +274,12 @@ def _suffix_length(cp: Any, s: int, e: int, fl: Any, un: Any) -> int:
 
 
 @jit
-def _infix_length(cp: Any, i: int, s: int, e: int, fl: Any) -> int:
+def _infix_length(cp: Any, i: int, s: int, e: int, fl: Any, hd: bool) -> int:
+    """Length of spaCy's infix at cp[i] (0: none); ``hd``: a hyphen after a digit is one.
+
+    English's infixes split ``30-an`` at the hyphen; the base rules (every other language
+    whose tokenizer adds no infixes of its own) split a hyphen only between letters.
+    """
     c = cp[i]
     if (fl[c] & F_INFIX) == 0:
         return 0
@@ -243,7 +306,8 @@ def _infix_length(cp: Any, i: int, s: int, e: int, fl: Any) -> int:
     if has_flag(fl, prev, F_LETTER | F_DIGIT):
         # spaCy's hyphens, tried in this order before a letter: - en-dash em-dash -- --- 2 em ~
         n = 0
-        if c == 45 or c == 0x2013 or c == 0x2014 or c == 126:
+        hyphen = c == 45 or c == 0x2013 or c == 0x2014 or c == 126
+        if hyphen and (hd or has_flag(fl, prev, F_LETTER)):
             if has_flag(fl, nxt, F_LETTER):
                 n = 1
             elif c == 45 and nxt == 45:
@@ -331,13 +395,13 @@ def _emit_special(v: int, s: int, el: Any, ts: Any, te: Any, nt: int) -> int:
 
 
 @jit
-def _has_affix(cp: Any, fl: Any, un: Any) -> bool:
+def _has_affix(cp: Any, fl: Any, un: Any, hd: bool) -> bool:
     """Whether spaCy's find_prefix, find_suffix or find_infix match in cp."""
     n = len(cp)
     if _prefix_length(cp, 0, n, fl) > 0 or _suffix_length(cp, 0, n, fl, un) > 0:
         return True
     for i in range(n):  # noqa: SIM110 (numba compiles no generator expressions)
-        if _infix_length(cp, i, 0, n, fl) > 0:
+        if _infix_length(cp, i, 0, n, fl, hd) > 0:
             return True
     return False
 
@@ -496,6 +560,7 @@ def _tokenize_piece(
     nt: int,
     ss: Any,
     se: Any,
+    hd: bool,
 ) -> int:
     """spaCy's Tokenizer._split_affixes and _attach_tokens on one whitespace-free piece."""
     v = _special(cp, s, e, fl, ex)  # the exception equal to cp[s:e], kept up to date
@@ -546,7 +611,7 @@ def _tokenize_piece(
             start = s
             i = s
             while i < e:
-                m = _infix_length(cp, i, s, e, fl) if has_flag(fl, cp[i], F_INFIX) else 0
+                m = _infix_length(cp, i, s, e, fl, hd) if has_flag(fl, cp[i], F_INFIX) else 0
                 if m == 0:
                     i += 1
                     continue
@@ -584,7 +649,7 @@ def tokenize(
     ``3.5%`` whole, PyThaiNLP's dictionary has words with a space, ``ต่าง ๆ``), and FineWeb-2's
     thresholds of those languages were measured on such words.
     """
-    ex, el, emax, un = tk[0], tk[1], tk[2], tk[3]
+    ex, el, emax, un, hd = tk[0], tk[1], tk[2], tk[3], tk[5]
     segmented = len(bk) > 0
     nt = 0
     lo, hi = -1, -1  # the first and last tokens of pieces with runs spelling an exception
@@ -608,7 +673,7 @@ def tokenize(
             j += 1
         if j > i:
             t0 = nt
-            nt = _tokenize_piece(cp, i, j, fl, ex, el, emax, un, ts, te, nt, ss, se)
+            nt = _tokenize_piece(cp, i, j, fl, ex, el, emax, un, ts, te, nt, ss, se, hd)
             if nt - t0 >= 2 and _has_run(cp, t0, nt, fl, ex, el, emax, ts, te):
                 lo, hi = t0 if lo < 0 else lo, nt
         i = j
@@ -660,6 +725,6 @@ def split_words(text: str, language: str | None = None) -> list[str]:
     cp = code_points(text)
     breaks, _ = break_flags([text], [language])
     ts, te, ss, se = (np.empty(len(cp) + 1, np.int32) for _ in range(4))
-    kernel = t.kernel if english_rules(language) else t.base_kernel
-    nt = tokenize(cp, 0, len(cp), t.flags, kernel, breaks, ts, te, ss, se)
+    rules = rules_of(language)
+    nt = tokenize(cp, 0, len(cp), t.flags, kernels([rules])[rules], breaks, ts, te, ss, se)
     return [text[start:end] for start, end in zip(ts[:nt].tolist(), te[:nt].tolist(), strict=True)]

@@ -366,11 +366,36 @@ def test_duckdb_functions() -> None:
 
 def test_only_english_is_split_with_englishs_exceptions() -> None:
     text = "Im Jahr 2020 don't, sagte Mr. Smith :)"
-    german = ["Im", "Jahr", "2020", "don't", ",", "sagte", "Mr", ".", "Smith", ":)"]
-    assert split_words(text, "de") == german  # the emoticon is an exception of every language
+    base = ["Im", "Jahr", "2020", "don't", ",", "sagte", "Mr", ".", "Smith", ":)"]
+    assert split_words(text, "is") == base  # the emoticon is an exception of every language
+    german = [*base[:6], "Mr.", *base[8:]]  # spaCy's German has Mr. among its own
+    assert split_words(text, "de") == german
     english = ["I", "m", "Jahr", "2020", "do", "n't", ",", "sagte", "Mr.", "Smith", ":)"]
     assert split_words(text, "en") == english
     assert split_words(text) == english  # no language: as English (datatrove's default)
+
+
+def test_a_hyphen_after_a_digit_splits_only_in_english() -> None:
+    """English's infixes split ``30-an`` (spaCy's ``(?<=[{a}0-9])-``); the base rules of every
+    other language split a hyphen only between letters (Azerbaijani ``1979-cu``, Esperanto)."""
+    azerbaijani = ["En", "1979-cu", "il", "Koca", "-", "Cola"]
+    assert split_words("En 1979-cu il Koca-Cola", "az") == azerbaijani
+    assert split_words("the 30-an mark", "en") == ["the", "30", "-", "an", "mark"]
+    assert split_words("la 30-an de majo", "eo") == ["la", "30-an", "de", "majo"]
+    assert split_words("2-3 x", "eo") == ["2", "-", "3", "x"]  # between digits: every language
+
+
+def test_each_language_is_split_with_its_own_spacy_exceptions() -> None:
+    """spaCy's per-language exceptions (word_exceptions.json): Russian abbreviations, Indonesian
+    reduplication; a language's exceptions do not leak into another's."""
+    assert split_words("В 1999 г. было 5 тыс. человек", "ru") == [
+        *("В", "1999", "г.", "было", "5", "тыс.", "человек"),
+    ]
+    assert split_words("В 1999 г. было", "kk") == ["В", "1999", "г", ".", "было"]
+    assert split_words("orang-orang itu", "id") == ["orang-orang", "itu"]
+    assert split_words("orang-orang itu", "tr") == ["orang", "-", "orang", "itu"]
+    signals = quality_signals(pa.array(["orang-orang itu"] * 2), pa.array(["id", "de"]))
+    assert signals.field("word_count").to_pylist() == [2, 3]  # "-" is no word
 
 
 def test_japanese_segments_from_many_threads_at_once() -> None:
