@@ -18,7 +18,9 @@ Arrow file MixLoader builds from the release), and each runs until ``--tokens`` 
   lakehouse drops its token store first; with ``--home`` the store is used if it exists) and
   once the store exists, and the cost of a resume early and late in an epoch; and with 1
   thread as the trainer integrations hand it over (``TrainedBatches``: one batch fetched
-  ahead, each marked trained), to show what they add;
+  ahead, each marked trained), to show what they add; and with 0 workers as a dynamic mix
+  grouped by language (docs/loader.md#dynamic-mixes), its weights unchanged and set every 100
+  batches, to show what dynamic weights cost;
 * Hugging Face ``datasets`` streaming (requirements-bench.txt): one Parquet file of the same ids
   per language, ``interleave_datasets`` with the release's language shares as probabilities,
   packed into the same ``seq_len + 1`` blocks with a batched ``map``, batched by torch's
@@ -166,6 +168,21 @@ def trainer_stream(options: dict[str, Any]) -> Iterator[int]:
             yield int(batch["cu_seqlens"][-1])
 
 
+def dynamic_stream(options: dict[str, Any], every: int) -> Iterator[int]:
+    """``mix_stream`` of the release as a dynamic mix grouped by language: weights unchanged
+    (``every`` 0), or set every ``every`` batches, alternating between the release's shares and
+    uniform weights (each change plans again what was fetched ahead)."""
+    from lakemix.loader import MixLoader
+
+    loader = MixLoader(**options, groups="language")
+    shares = loader.weights()
+    uniform = {g: 1 / len(shares) for g in shares}
+    for k, tokens in enumerate(loader_batches(loader), start=1):
+        yield tokens
+        if every and k % every == 0:
+            loader.set_weights(uniform if (k // every) % 2 else shares)
+
+
 def loader_batches(loader: Any) -> Iterator[int]:
     for batch in loader:
         if "cu_seqlens" in batch:  # its last value is the batch's real input tokens
@@ -275,6 +292,13 @@ def main() -> None:
             name = "MixLoader, 1 thread worker, as trainers get it"
             readers[name] = functools.partial(trainer_stream, mix)
             keys[name] = "trainer-1-thread"
+        if workers == 0:  # a dynamic mix (docs/loader.md#dynamic-mixes) against the static one
+            for every in (0, 100):
+                name = "MixLoader, 0 workers, dynamic by language" + (
+                    f", set_weights every {every} batches" if every else ""
+                )
+                readers[name] = functools.partial(dynamic_stream, mix, every)
+                keys[name] = f"dynamic-0-{every}"
     measured = rounds(readers, args.tokens, args.rounds)
     ceilings = measured["ceiling: pyarrow, token column -> int64"]
     print(
@@ -306,8 +330,13 @@ def main() -> None:
     except ImportError:
         print("  MosaicML streaming: not installed (its install replaces torch with a CUDA build)")
 
+    print(
+        f"dynamic mix: {rates['dynamic-0-0'] / rates['mixloader-0-thread']:.0%} of the static "
+        f"mix's throughput (0 workers), {rates['dynamic-0-100'] / rates['mixloader-0-thread']:.0%}"
+        " with set_weights every 100 batches (medians)"
+    )
     best = max(v for k, v in rates.items() if k.startswith("mixloader"))
-    ours = ("ceiling", "mix", "trainer")
+    ours = ("ceiling", "mix", "trainer", "dynamic")
     peers = [v for k, v in rates.items() if not k.startswith(ours)]
     print(
         f"best MixLoader: {best / rates['ceiling']:.0%} of the ceiling (medians)"

@@ -7,10 +7,20 @@
 Every ``--checkpoint-every`` steps it writes ``checkpoint.pt`` (model, optimizer, step, the loader
 state of every rank) and ``run.json`` (release tag, checksum, snapshot ids, loader state, samples
 seen) into ``--out``. ``--resume`` continues from there: the batches after the checkpoint are
-exactly those an uninterrupted run would have seen. With mlflow installed, the release manifest
-is logged to the run. Under torchrun (``torchrun --nproc-per-node 2 examples/train_tiny.py``) it
-initializes the process group (gloo) and trains data-parallel: each rank reads its own share,
-every rank's loader state is saved, and rank 0 writes.
+exactly those an uninterrupted run would have seen. With ``MLFLOW_TRACKING_URI`` set, the run is
+tracked in MLflow: the release as its dataset input, the mix, filter and loader settings as
+params, the loss, and the run record at each checkpoint (``lakemix runs``, ``lakemix compare``,
+``lakemix lineage --run mlflow:RUN_ID``). Under torchrun
+(``torchrun --nproc-per-node 2 examples/train_tiny.py``) it initializes the process group
+(gloo) and trains data-parallel: each rank reads its own share, every rank's loader state is
+saved, and rank 0 writes.
+
+``--policy exp3`` (Online Data Mixing) or ``--policy excess --reference runs/static`` (DoReMi-style,
+against a reference run's per-group loss) reads the mix grouped by language and sets the weights
+every ``--update-every`` steps from the per-group loss of the batches since, all-reduced over the
+ranks so that every rank sets the same weights at the same step. A mix file with ``groups:`` and a
+``schedule:`` follows its schedule without a policy. The run record keeps the weights over the
+run and the last per-group loss (what ``--reference`` reads).
 """
 
 from __future__ import annotations
@@ -27,6 +37,9 @@ import torch.distributed as dist
 from torch import nn
 
 from lakemix.loader import MixLoader
+from lakemix.loader.policies import EXP3, ExcessLoss, MixPolicy, mean_losses
+from lakemix.loader.runs import read_run_record
+from lakemix.loader.tracked import start_tracking
 from lakemix.loader.trainers import gather_states, record_run
 
 
@@ -64,20 +77,26 @@ class TinyLM(nn.Module):
         return x @ self.embed.weight.T
 
     def forward(self, batch: dict[str, Any]) -> torch.Tensor:
-        """The mean next-token loss of a batch (forward, so that DDP sees the call)."""
+        """Each token's next-token loss (0 where nothing is predicted), ``[batch, seq_len]``
+        (forward, so that DDP sees the call): its mean over predicted tokens is the loss, and
+        split by ``group_ids`` it is each group's."""
         labels = batch["labels"]
         targets = torch.where(labels >= 0, self.compact[labels.clamp(min=0)], -100)
         logits = self.logits(batch)
-        return nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())
+        losses = nn.functional.cross_entropy(
+            logits.flatten(0, 1), targets.flatten(), reduction="none"
+        )
+        return losses.view(labels.shape)
 
 
-def log_manifest(manifest: dict[str, Any]) -> None:
-    try:
-        import mlflow  # optional
-    except ImportError:
-        return
-    mlflow.log_dict(manifest, "release_manifest.json")
-    mlflow.log_params({"release_tag": manifest["tag"], "mix": manifest["mix"]})
+def make_policy(name: str, loader: MixLoader, reference: Path | None) -> MixPolicy | None:
+    if name == "none":
+        return None
+    if name == "exp3":
+        return EXP3(loader.group_names, loader.weights())
+    if reference is None:
+        raise SystemExit("--policy excess needs --reference RUN_DIR (a run with group_losses)")
+    return ExcessLoss(loader.group_names, read_run_record(reference)["group_losses"])
 
 
 def main() -> None:
@@ -93,9 +112,14 @@ def main() -> None:
     parser.add_argument("--num-workers", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--resume", action="store_true")
+    parser.add_argument("--policy", choices=["none", "exp3", "excess"], default="none")
+    parser.add_argument("--update-every", type=int, default=10, help="steps between updates")
+    parser.add_argument("--reference", type=Path, default=None, help="run dir (--policy excess)")
+    parser.add_argument("--groups", default=None, help="group by this column (default: the mix's)")
     args = parser.parse_args()
 
     torch.manual_seed(args.seed)
+    grouped = args.policy != "none" or args.groups is not None
     if int(os.environ.get("WORLD_SIZE", "1")) > 1:  # under torchrun: one process per rank
         dist.init_process_group("gloo")
     loader = MixLoader(
@@ -105,8 +129,11 @@ def main() -> None:
         batch_size=args.batch_size,
         num_workers=args.num_workers,
         seed=args.seed,
-        extra_fields=("segment_ids", "position_ids"),  # the model takes per-token boundaries
+        # the model takes per-token boundaries; grouped, each token's group splits the loss
+        extra_fields=("segment_ids", "position_ids", *(("group_ids",) if grouped else ())),
+        groups=args.groups or ("language" if grouped else None),
     )
+    policy = make_policy(args.policy, loader, args.reference)
     vocabulary = torch.from_numpy(loader.store.vocabulary().astype("int64"))
     tiny = TinyLM(vocabulary, dim=32, layers=2, heads=2, seq_len=args.seq_len)
     # Every rank starts from rank 0's weights; DDP averages the gradients.
@@ -114,43 +141,84 @@ def main() -> None:
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
     step, tokens = 0, 0
     checkpoint = args.out / "checkpoint.pt"
-    if args.resume and checkpoint.exists():
+    saved: dict[str, Any] = {}
+    resumed = args.resume and checkpoint.exists()
+    if resumed:
         saved = torch.load(checkpoint, weights_only=False)
         tiny.load_state_dict(saved["model"])
         optimizer.load_state_dict(saved["optimizer"])
         step, tokens = saved["step"], saved["tokens"]
         loader.load_state_dict(saved["loader"])
+        if policy is not None:
+            policy.load_state_dict(saved["policy"])
         print(f"resumed at step {step} from {checkpoint}")
     main_rank = loader.rank == 0
     if main_rank:
         args.out.mkdir(parents=True, exist_ok=True)
-        log_manifest(loader.manifest)
+    model_params = {"model.dim": 32, "model.layers": 2, "model.heads": 2, "optimizer.lr": 3e-3}
+    tracker = start_tracking(
+        loader, args.out, run_name=args.out.name, params=model_params, resumed=resumed
+    )  # None unless MLFLOW_TRACKING_URI is set, and on ranks other than 0
     last = args.stop_after if args.stop_after is not None else args.steps
     started, loss = time.perf_counter(), math.nan
+    # per-group sums and counts of token losses since the last update (a dynamic mix)
+    sums = torch.zeros(len(loader.group_names), dtype=torch.float64)
+    counts = torch.zeros_like(sums)
+    last_group_losses: dict[str, float] = {}
+    if "group_loss_sums" in saved:
+        sums, counts = saved["group_loss_sums"]
     while step < last:
         for batch in loader:
-            loss_t = model(batch)
+            token_losses = model(batch)
+            predicted = batch["labels"] >= 0
+            loss_t = token_losses.sum() / predicted.sum().clamp(min=1)
+            if grouped:
+                ids = torch.where(predicted, batch["group_ids"], -1).flatten().long()
+                keep = ids >= 0
+                flat = token_losses.detach().flatten().double()
+                sums.index_add_(0, ids[keep], flat[keep])
+                counts.index_add_(0, ids[keep], torch.ones_like(flat[keep]))
             optimizer.zero_grad()
             loss_t.backward()
             optimizer.step()
             step, loss = step + 1, float(loss_t.detach())
             tokens += int(batch["cu_seqlens"][-1])  # real input tokens (padding follows)
+            if grouped and step % args.update_every == 0:
+                # every rank: the same all-reduced losses, so the same weights at the same step
+                means = mean_losses(sums, counts, loader.group_names)
+                last_group_losses = means
+                if policy is not None:
+                    loader.set_weights(policy.update(step, means), at_step=loader.step)
+                sums.zero_()
+                counts.zero_()
             if step % 25 == 0 and main_rank:
                 rate = tokens / (time.perf_counter() - started)
                 print(f"step {step} loss {loss:.4f} tokens {tokens} ({rate:,.0f}/s)", flush=True)
+            if tracker is not None and (step % 5 == 0 or step == last):
+                tracker.log_metrics({"loss": loss}, step=step)
             if step % args.checkpoint_every == 0 or step == last:
                 states = gather_states(loader.state_dict())  # every rank's
                 if main_rank:
                     save = {"model": tiny.state_dict(), "optimizer": optimizer.state_dict()}
+                    if policy is not None:
+                        save["policy"] = policy.state_dict()
+                    save["group_loss_sums"] = (sums.clone(), counts.clone())
                     torch.save(
                         {**save, "step": step, "tokens": tokens, "loader": states}, checkpoint
                     )
                 extra = {"steps": step, "tokens_seen": tokens, "checkpoint": checkpoint.name}
-                record_run(loader, args.out, states, extra)  # on rank 0
+                if grouped:
+                    extra["group_losses"] = last_group_losses
+                    extra["policy"] = args.policy
+                record_run(loader, args.out, states, extra, tracker=tracker)  # on rank 0
             if step == last:
                 break
+    if tracker is not None and step >= args.steps:
+        tracker.finish()
     if main_rank:
         print(f"done: step {step} loss {loss:.6f}; run record {args.out / 'run.json'}")
+        if tracker is not None and tracker.active:
+            print(f"mlflow run {tracker.run_id} at {tracker.uri}")
     if os.environ.get("LAKEMIX_PRINT_FINAL_LOSS"):
         print(f"final loss {loss!r}" + (f" rank {loader.rank}" if dist.is_initialized() else ""))
     if dist.is_initialized():

@@ -1,7 +1,19 @@
 {#- Rows of meta.build_stats that describe the tables (see record_build_stats): rows per layer,
     rejection rate per rule and language ('*' = all languages; every seeded rule, 0 when none
-    failed), duplicate rate, and clean tokens per language. -#}
+    failed), duplicate rate, clean tokens per language, and the null share of each column the
+    completeness objective lists (var lakemix_quality_objectives; the report's trend). -#}
 {% macro build_layer_stats() %}
+    {%- set declared = ((var('lakemix_quality_objectives', {}) or {}).get('completeness') or {}).get('columns') or {} -%}
+    {%- set completeness = [] -%}
+    {%- for model, columns in declared.items() -%}
+        {%- set relation = adapter.get_relation(database=target.database, schema='marts', identifier=model) -%}
+        {%- if relation is not none -%}
+            {%- set present = adapter.get_columns_in_relation(relation) | map(attribute='name') | list -%}
+            {%- for column in columns if column in present -%}
+                {%- do completeness.append((model, column)) -%}
+            {%- endfor -%}
+        {%- endif -%}
+    {%- endfor %}
     with
     documents as (
         select document_id, language from intermediate.int_documents_language_scored
@@ -83,4 +95,14 @@
     union all by name select * from duplicates
     union all by name select * from tokens
     union all by name select * from layer_rows
+    {%- for model, column in completeness %}
+    union all by name
+    select
+        'missing_fraction' as metric,
+        '{{ model }}.{{ column }}' as dimension,
+        cast(null as varchar) as language,
+        count_if("{{ column }}" is null) as document_count,
+        coalesce(count_if("{{ column }}" is null) / nullif(count(*), 0), 0) as value
+    from marts.{{ model }}
+    {%- endfor %}
 {% endmacro %}

@@ -28,6 +28,26 @@ done
 echo "== release (lakemix release; see lakemix versions, show, diff, rebuild)"
 tag="demo-$(date -u +%Y%m%d-%H%M%S)"
 $bin/lakemix release demo_unimax --tag "$tag"
+# Tracked runs only when asked for (MLFLOW_TRACKING_URI set): two releases, two tiny runs and a
+# compare add about 100 s on a loaded 2-core machine (docs/benchmarks.md).
+if [ -n "${MLFLOW_TRACKING_URI:-}" ]; then
+    echo "== two tiny runs on two releases, tracked in MLflow ($MLFLOW_TRACKING_URI; docs/tracking.md)"
+    $bin/lakemix release demo_temperature --tag "$tag-t"
+    runs=()
+    for release in "demo_unimax $tag" "demo_temperature $tag-t"; do
+        set -- $release
+        out=${LAKEMIX_HOME:-lakehouse}/runs/$2
+        MLFLOW_TRACKING_URI=$MLFLOW_TRACKING_URI MLFLOW_EXPERIMENT_NAME=lakemix-demo \
+            $bin/python examples/train_tiny.py --mix "$1" --tag "$2" --out "$out" --steps 20 \
+            --checkpoint-every 10 --seq-len 32 > "$LOGS/train-$2.log" 2>&1 || { cat "$LOGS/train-$2.log"; exit 1; }
+        runs+=("$(sed -n 's/^mlflow run \([0-9a-f]*\) at .*/\1/p' "$LOGS/train-$2.log")")
+    done
+    echo "\$ lakemix compare ${runs[0]} ${runs[1]}"
+    MLFLOW_TRACKING_URI=$MLFLOW_TRACKING_URI $bin/lakemix compare "${runs[0]}" "${runs[1]}"
+else
+    echo "== (MLFLOW_TRACKING_URI=http://127.0.0.1:15000 make demo also trains two runs on two releases,"
+    echo "   tracked in MLflow, and compares them; scripts/services.sh starts that server)"
+fi
 echo "== quality report (lakemix report)"
 $bin/lakemix report
 echo "== dbt docs generate"

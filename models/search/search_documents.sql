@@ -1,8 +1,6 @@
-{#- The full-text search corpus: every document, kept or rejected, with its lineage. A DuckDB
-    table (an fts index needs one); the post-hook builds the BM25 index and the
-    search.match_documents table macro (macros/create_search_index.sql). -#}
-{{ config(post_hook="{{ lakemix.create_search_index(this) }}") }}
-
+{#- The full-text search corpus: every document, kept or rejected, with its lineage. A view
+    (nothing is copied): the search_index model indexes its new and changed rows. -#}
+{{ config(materialized='view') }}
 with
 
 clean_documents as (

@@ -131,12 +131,12 @@ def mix_group() -> None:
 
 
 def _plan(name: str) -> object:
-    from lakemix.mix.lakehouse import available_tokens, mixes_directory
+    from lakemix.mix.lakehouse import available_tokens, column_tokens, mixes_directory
     from lakemix.mix.plan import make_plan
     from lakemix.mix.spec import load
 
     spec = load(name, mixes_directory())
-    return make_plan(spec, available_tokens(spec))
+    return make_plan(spec, available_tokens(spec), group_tokens=column_tokens(spec))
 
 
 @mix_group.command("plan")
@@ -199,9 +199,9 @@ def mix_build_command(name: str, engine: str, wait: float) -> None:
 @click.option(
     "--run",
     "run_dir",
-    metavar="DIR",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Training run folder (its run.json): the documents the run consumed.",
+    metavar="DIR|mlflow:RUN_ID",
+    help="Training run folder (its run.json), or a run tracked in MLflow: the documents the "
+    "run consumed.",
 )
 @click.option(
     "--megatron",
@@ -209,14 +209,15 @@ def mix_build_command(name: str, engine: str, wait: float) -> None:
     help="Document INDEX of an exported Megatron shard (lakemix export): its document's lineage.",
 )
 def lineage_command(
-    document_id: str | None, column: str | None, run_dir: Path | None, megatron: str | None
+    document_id: str | None, column: str | None, run_dir: str | None, megatron: str | None
 ) -> None:
     """Where a document or a mart column comes from, or what a training run read.
 
     DOCUMENT_ID: its raw file and offset, ingest snapshot, every decision on the way (language,
     quality rules, duplicate cluster, redaction, tokens), its mixes and the releases holding it.
     --column: the upstream model columns down to raw source fields.
-    --run DIR: the release the run read and every document it consumed, with its copies.
+    --run DIR: the release the run read and every document it consumed, with its copies;
+    --run mlflow:RUN_ID: the same through the run record the run logged to MLflow.
     --megatron PREFIX:INDEX: the document at INDEX of an exported Megatron shard.
     """
     if sum(x is not None for x in (document_id, column, run_dir, megatron)) != 1:
@@ -227,9 +228,7 @@ def lineage_command(
     if megatron is not None:
         document_id = _megatron_document(megatron)
     if run_dir is not None:
-        from lakemix.loader.runs import format_run
-
-        click.echo(format_run(run_dir))
+        click.echo(_format_run(run_dir))
         return
     from lakemix.lineage import column_lineage, format_tree, load_project
 
@@ -241,6 +240,24 @@ def lineage_command(
     assert column is not None
     tree = column_lineage(load_project(), column)
     click.echo(format_tree(tree, title=column))
+
+
+def _format_run(run: str) -> str:
+    """``lakemix lineage --run``: a run folder, or ``mlflow:RUN_ID`` (its logged run record)."""
+    import tempfile
+
+    from lakemix.loader.runs import format_run, read_run_record
+    from lakemix.settings import Settings
+    from lakemix.tracking.runs import PREFIX, TrackingError, fetch_record, release_problem
+
+    settings = Settings.from_env()
+    with tempfile.TemporaryDirectory(prefix="lakemix-run-") as tmp:
+        folder = fetch_record(run, tmp).parent if run.startswith(PREFIX) else Path(run)
+        record = read_run_record(folder)
+        problem = release_problem(record["tag"], record["checksum"], settings)
+        if problem is not None:
+            raise TrackingError(f"run {run} read release {record['tag']}, but {problem}")
+        return format_run(folder, settings, label=run)
 
 
 def _megatron_document(position: str) -> str:
@@ -294,7 +311,6 @@ def _add_version_commands() -> None:
         commands.gc_command,
         commands.rebuild_command,
         commands.release_command,
-        commands.show_command,
         commands.sql_command,
         commands.verify_command,
         commands.versions_command,
@@ -327,6 +343,17 @@ def _add_export_commands() -> None:
 
 
 _add_export_commands()
+
+
+def _add_tracking_commands() -> None:
+    from lakemix.tracking.commands import compare_command, runs_command, show_command
+
+    main.add_command(compare_command)
+    main.add_command(runs_command)
+    main.add_command(show_command)  # lakemix show TAG, with the runs tracked on it
+
+
+_add_tracking_commands()
 
 
 def _add_spark_commands() -> None:

@@ -39,31 +39,34 @@ def lakehouse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
     return Settings.from_env()
 
 
-def service_variable(name: str) -> str | None:
-    """A variable of the servers scripts/services.sh starts: from the environment (``make
-    test`` sources the file it writes), else from running it once."""
-    if value := os.environ.get(name):
-        return value
+def service_variable(name: str) -> str:
+    """``name`` from the environment, else from running scripts/services.sh (which starts the
+    servers and writes one ``export NAME='value'`` line each); fails when no server gave it."""
+    if os.environ.get(name):
+        return os.environ[name]
     env_file = ROOT / ".services.env"
     subprocess.run(
         ["bash", str(ROOT / "scripts" / "services.sh")],
         check=True,
         env={**os.environ, "LAKEMIX_SERVICES_ENV": str(env_file)},
     )
-    values = {}
     for line in env_file.read_text().splitlines():
         key, _, value = line.removeprefix("export ").partition("=")
-        values[key] = value.strip("'")
-    return values.get(name)
+        if key == name:
+            return value.strip("'")
+    pytest.fail(f"scripts/services.sh wrote no {name} into {env_file}")
 
 
 @pytest.fixture(scope="session")
 def pg_server_uri() -> str:
     """URI of the test role on the PostgreSQL server scripts/services.sh installs and starts."""
-    uri = service_variable("LAKEMIX_TEST_PG_URI")
-    if not uri:
-        pytest.fail("scripts/services.sh set no LAKEMIX_TEST_PG_URI")
-    return uri
+    return service_variable("LAKEMIX_TEST_PG_URI")
+
+
+@pytest.fixture(scope="session")
+def mlflow_uri() -> str:
+    """The MLflow tracking server scripts/services.d/50-mlflow.sh installs and starts."""
+    return service_variable("LAKEMIX_TEST_MLFLOW_URI")
 
 
 @pytest.fixture(scope="session")
@@ -73,9 +76,7 @@ def spark_master() -> str:
     import socket
     from urllib.parse import urlsplit
 
-    url = service_variable("LAKEMIX_TEST_SPARK_MASTER")
-    if not url:
-        pytest.fail("services.sh set no LAKEMIX_TEST_SPARK_MASTER (services.d/30-spark-cluster.sh)")
+    url = service_variable("LAKEMIX_TEST_SPARK_MASTER")  # services.d/30-spark-cluster.sh
     parts = urlsplit(url)
     try:
         socket.create_connection((parts.hostname, parts.port or 7077), timeout=5).close()

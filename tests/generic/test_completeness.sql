@@ -1,6 +1,11 @@
 {#- Completeness: the share of rows where `column_name` is null stays at or below
-    `max_missing_fraction` (default 0.005, i.e. 0.5%). Returns one row when it does not. -#}
-{% test completeness(model, column_name, max_missing_fraction=0.005) %}
+    `max_missing_fraction` (default: the completeness objective of var
+    lakemix_quality_objectives, else 0.005, i.e. 0.5%). Returns one row when it does not. -#}
+{% test completeness(model, column_name, max_missing_fraction=none) %}
+    {%- if max_missing_fraction is none -%}
+        {%- set declared = (var('lakemix_quality_objectives', {}) or {}).get('completeness') or {} -%}
+        {%- set max_missing_fraction = declared.get('max_missing_fraction', 0.005) -%}
+    {%- endif %}
     with
 
     missing as (

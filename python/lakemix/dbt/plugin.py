@@ -29,6 +29,7 @@ from lakemix.dbt.texts import TextFunctions
 from lakemix.git import git_state
 from lakemix.iceberg import views
 from lakemix.iceberg.snapshots import scan_at
+from lakemix.search.sql import register as register_search
 from lakemix.settings import Settings, project_root
 from lakemix.text_store import TextStore, store_path
 from lakemix.udf import register_all
@@ -118,6 +119,7 @@ class Plugin(BasePlugin):
     def configure_connection(self, conn: duckdb.DuckDBPyConnection) -> None:
         duck.load_extensions(conn)
         register_all(conn)
+        register_search(conn)
         self.texts.register(conn)
         (self.settings.home / "staging").mkdir(parents=True, exist_ok=True)
         conn.create_function(

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lakemix.catalog import catalog as open_catalog
 from lakemix.errors import LakemixError
-from lakemix.iceberg import local_path
 from lakemix.loader.store import CLEAN
 from lakemix.versions import ReleaseError, get_release
+from lakemix.versions.gone import missing_data, rebuild_hint
 
 if TYPE_CHECKING:
     from lakemix.settings import Settings
@@ -41,12 +39,8 @@ def pinned_tables(manifest: dict[str, Any]) -> dict[str, int]:
 
 
 def _gone(manifest: dict[str, Any], what: str) -> ReleaseGoneError:
-    tag = manifest["tag"]
     return ReleaseGoneError(
-        f"release {tag} was garbage-collected: {what}. Its raw snapshot and config are "
-        f"recorded, so it can be rebuilt: `lakemix rebuild {tag} --keep` re-materializes it "
-        f"from them in lakehouse/rebuilds/{tag}-* and checks its checksum "
-        f"({manifest['checksum']})"
+        f"release {manifest['tag']} was garbage-collected: {what}. {rebuild_hint(manifest)}"
     )
 
 
@@ -56,25 +50,10 @@ def check_readable(manifest: dict[str, Any], settings: Settings) -> None:
     Raises:
         ReleaseGoneError: A pinned table, snapshot or (local) data file is gone.
     """
-    from pyiceberg.exceptions import NoSuchTableError
-
-    catalog = open_catalog(settings)
-    pinned = pinned_tables(manifest)
-    mix = f"marts.mix_{manifest['mix']}"
-    for name in (mix, CLEAN):
-        if name not in pinned:
-            raise _gone(manifest, f"its manifest pins no snapshot of {name}")
-    for name, snapshot_id in pinned.items():
-        try:
-            table = catalog.load_table(name)
-        except NoSuchTableError:
-            raise _gone(manifest, f"table {name} was dropped") from None
-        if table.snapshot_by_id(snapshot_id) is None:
-            raise _gone(manifest, f"{name} no longer has its snapshot {snapshot_id}")
-        for task in table.scan(snapshot_id=snapshot_id).plan_files():
-            path = local_path(task.file.file_path)
-            if "://" not in path and not Path(path).is_file():
-                raise _gone(manifest, f"{name} at snapshot {snapshot_id} lost its file {path}")
+    tables = (f"marts.mix_{manifest['mix']}", CLEAN)
+    what = missing_data(manifest, tables, settings)
+    if what is not None:
+        raise _gone(manifest, what)
 
 
 def open_release(tag: str, split: str, settings: Settings) -> dict[str, Any]:

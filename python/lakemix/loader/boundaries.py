@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 FIELDS = ("input_ids", "labels", "cu_seqlens")  # a batch's tensors (and its document_ids)
 # The per-token tensors a batch can carry besides those, if asked.
 EXTRA_FIELDS = ("attention_mask", "segment_ids", "position_ids")
+# Of a dynamic mix's batches only: the group of each input token's document (int32, -1 for
+# padding), to split the loss by group in the same pass.
+GROUP_FIELD = "group_ids"
 
 
 def check_extra_fields(extra_fields: Sequence[str]) -> tuple[str, ...]:
@@ -37,10 +40,11 @@ def check_extra_fields(extra_fields: Sequence[str]) -> tuple[str, ...]:
             f"extra_fields must be a list of names, got the string {extra_fields!r}; "
             f"choose among {', '.join(EXTRA_FIELDS)}"
         )
-    unknown = [f for f in extra_fields if f not in EXTRA_FIELDS]
+    unknown = [f for f in extra_fields if f not in (*EXTRA_FIELDS, GROUP_FIELD)]
     if unknown:
         raise ValueError(
             f"unknown extra field {unknown[0]!r}; choose among {', '.join(EXTRA_FIELDS)} "
+            f"(and {GROUP_FIELD} of a dynamic mix) "
             f"(every batch has {', '.join(FIELDS)} and document_ids)"
         )
     return tuple(dict.fromkeys(extra_fields))

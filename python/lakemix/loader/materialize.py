@@ -22,7 +22,12 @@ if TYPE_CHECKING:
 
 IGNORE_INDEX = -100  # the label torch.nn.functional.cross_entropy ignores by default
 # The type of each extra per-token field (boundaries.py derives the same from cu_seqlens).
-EXTRA_TYPES = {"attention_mask": "int8", "segment_ids": "int32", "position_ids": "int32"}
+EXTRA_TYPES = {
+    "attention_mask": "int8",
+    "segment_ids": "int32",
+    "position_ids": "int32",
+    "group_ids": "int32",  # a dynamic mix's plans carry each piece's group (column 4)
+}
 SIZES = {"int64": 8, "int32": 4, "int8": 1}  # bytes of each type
 # Tokens of the batches built in one call: enough to spread its fixed costs (some 40 numpy
 # calls), little enough for its block (8 bytes a token: 4 MiB) to stay in the CPU's cache.
@@ -274,6 +279,10 @@ class Materializer:
         cu.fill(0)
         cu[np.arange(len(keep)) + kept_of + 1] = (np.cumsum(inputs) - offsets[plan_of])[keep]
         for name in self.extra_fields:
+            if name == "group_ids":
+                np.copyto(arrays[name][:real], np.repeat(pieces[:, 4].astype(np.int32), inputs))
+                arrays[name][real:] = -1
+                continue
             self._fill(name, arrays[name], inputs, firsts, lasts, real)
         ids = store.document_ids(rows.tolist())
         documents = [ids[a : b + 1] for a, b in zip(firsts.tolist(), lasts.tolist(), strict=True)]

@@ -16,6 +16,8 @@ from lakemix.settings import Settings
 
 STATE_FORMAT = 1
 SPLITS = ("train", "validation")
+PLACE = ("epoch", "schedule", "cursor")  # a state's place in a static mix
+DYNAMIC_PLACE = ("step", "origin", "draws", "items", "open")  # in a dynamic one
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,13 @@ class MixLoader:
             ``segment_ids``, ``position_ids`` (``lakemix.loader.boundaries`` derives them from
             ``cu_seqlens`` too). A batch always has ``input_ids``, ``labels`` (a view of the
             inputs' memory one token on: ``.clone()`` before editing either in place),
-            ``cu_seqlens`` and ``document_ids``.
+            ``cu_seqlens`` and ``document_ids``. A dynamic mix's batches may carry
+            ``group_ids`` too (the group of each input token, to split the loss by group).
+        groups: Read the release as a dynamic mix grouped by this column of the clean mart
+            (a mix file with ``groups:`` is one already). Its batches never end: a group that
+            runs out starts over; ``set_weights`` changes the weights (docs/loader.md).
+        weights: The weights to start with (default: the mix file's schedule, else each
+            group's share of the release's tokens).
         settings: The lakehouse; from the environment when None.
 
     Raises:
@@ -97,6 +105,8 @@ class MixLoader:
         seed: int = 0,
         worker_method: Literal["thread", "process"] = "thread",
         extra_fields: Sequence[str] = (),
+        groups: str | None = None,
+        weights: Mapping[str, float] | None = None,
         settings: Settings | None = None,
     ) -> None:
         from lakemix.loader.store import Preload, build_store, built_manifest, preload_hint
@@ -146,6 +156,17 @@ class MixLoader:
             raise ValueError(
                 f"{where} has {self.samples_per_epoch} samples, fewer than the {world_size} ranks"
             )
+        from lakemix.loader.dynamic_mix import dynamic_mix
+
+        self.dynamic = dynamic_mix(self.store, self.manifest, settings, by=groups, weights=weights)
+        if self.dynamic is None and "group_ids" in self.extra_fields:
+            raise ValueError("extra field group_ids needs a dynamic mix: pass groups='language'")
+        if self.dynamic is not None:
+            self.history = self.dynamic.history
+            # each group's first epoch after an elastic resume; groups warned of (max_epochs)
+            self._firsts: list[Any] | None = None
+            self._warned: set[int] = set()
+            self._check_groups()
         self._start: dict[str, Any] | None = None
         self._state: dict[str, Any] | None = None
         # The torchdata stream runs on across epochs (workers live on); each __iter__ call
@@ -159,6 +180,67 @@ class MixLoader:
             counts[row["split"]] = counts.get(row["split"], 0) + int(row["samples"])
         return ", ".join(f"{k} {v} samples" for k, v in sorted(counts.items())) or "none"
 
+    def _check_groups(self) -> None:
+        assert self.dynamic is not None
+        for k, name in enumerate(self.dynamic.names):
+            samples = int(self.store.repeats[self.dynamic.rows_of(k)].sum())
+            if samples < self.world_size:
+                raise ValueError(
+                    f"group {name!r} has {samples} samples in split {self.split!r} of release "
+                    f"{self.tag}, fewer than the {self.world_size} ranks: group by another column"
+                )
+
+    @property
+    def group_names(self) -> tuple[str, ...]:
+        """The groups of a dynamic mix, in the order of ``group_ids`` (empty for a static mix)."""
+        return () if self.dynamic is None else self.dynamic.names
+
+    def _planner(self) -> Any:
+        from lakemix.loader.planner import BatchPlanner
+
+        if self.dynamic is None:
+            return BatchPlanner(
+                keys=self.store.keys,
+                repeats=self.store.repeats,
+                lengths=self.store.lengths,
+                seq_len=self.seq_len,
+                batch_size=self.batch_size,
+                rank=self.rank,
+                world_size=self.world_size,
+                seed=self.seed,
+                start=self._start,
+            )
+        from lakemix.loader.dynamic import DynamicPlanner, stream_first
+        from lakemix.loader.groups import GroupStream
+
+        firsts = self._firsts or [None] * len(self.dynamic.names)
+        streams = [
+            GroupStream(
+                self.dynamic.rows_of(k),
+                self.store.keys,
+                self.store.repeats,
+                rank=self.rank,
+                world_size=self.world_size,
+                seed=self.seed,
+                first=stream_first(firsts[k]),
+            )
+            for k in range(len(self.dynamic.names))
+        ]
+        return DynamicPlanner(
+            streams=streams,
+            lengths=self.store.lengths,
+            history=self.history,
+            seq_len=self.seq_len,
+            batch_size=self.batch_size,
+            rank=self.rank,
+            world_size=self.world_size,
+            seed=self.seed,
+            max_epochs=self.dynamic.groups.max_epochs,
+            cap=self.dynamic.groups.when_exhausted == "cap",
+            start=self._start,
+            warned=self._warned,
+        )
+
     def _build(self) -> Any:
         from torchdata.nodes import Loader, Mapper, ParallelMapper, Unbatcher
 
@@ -169,19 +251,9 @@ class MixLoader:
             Materializer,
             unpack,
         )
-        from lakemix.loader.planner import BatchPlanner, Grouper
+        from lakemix.loader.planner import Grouper
 
-        planner = BatchPlanner(
-            keys=self.store.keys,
-            repeats=self.store.repeats,
-            lengths=self.store.lengths,
-            seq_len=self.seq_len,
-            batch_size=self.batch_size,
-            rank=self.rank,
-            world_size=self.world_size,
-            seed=self.seed,
-            start=self._start,
-        )
+        planner = self._planner()
         materialize = Materializer(
             self.store_path,
             seq_len=self.seq_len,
@@ -203,26 +275,41 @@ class MixLoader:
         return Loader(Unbatcher(Mapper(mapped, unpack)), restart_on_stop_iteration=False)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        """The rest of the current epoch (all of the next one once it is done)."""
+        """The rest of the current epoch (all of the next one once it is done); a dynamic
+        mix's batches without end."""
         if self._found:
             check_process_group(self.rank, self.world_size)
+        ahead = self._next()
+        epoch = ahead[1].get("epoch")
+        while ahead[1].get("epoch") == epoch:
+            batch, self._state = ahead
+            self._ahead = None
+            yield batch
+            ahead = self._next()
+
+    def _next(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The next batch and the state after it (a stream dropped by ``set_weights`` or
+        ``load_state_dict`` is built again from where it stopped)."""
         if self._stream is None:
             self._stream = iter(self._build())
             self._start = None
         if self._ahead is None:
             self._ahead = next(self._stream)
-        epoch = self._ahead[1]["epoch"]
-        while self._ahead[1]["epoch"] == epoch:
-            batch, self._state = self._ahead
-            self._ahead = None
-            yield batch
-            self._ahead = next(self._stream)
+        return self._ahead
 
     def position(self) -> Position:
         """Where this rank is now, as a token for ``state_dict(at=...)``: cheap (no copy), so a
         trainer that fetches ahead can take one after every batch and save the state of the
         batch it last trained on."""
         position = self._state or self._start
+        if position is None and self.dynamic is not None:
+            position = {
+                "step": 0,
+                "origin": [0, 0],
+                "draws": 0,
+                "items": [0] * len(self.dynamic.names),
+                "open": [-1, 0],
+            }
         if position is None:
             position = {
                 "epoch": 0,
@@ -230,6 +317,70 @@ class MixLoader:
                 "cursor": [0, 0],
             }
         return Position(position)
+
+    @property
+    def step(self) -> int:
+        """Batches this rank has handed out in a dynamic mix's run (the next batch's step)."""
+        if self.dynamic is None:
+            raise ValueError("step counts the batches of a dynamic mix; this mix is static")
+        return int(self.position().place["step"])
+
+    def weights(self, step: int | None = None) -> dict[str, float]:
+        """The group weights in force at ``step`` (the next batch's when None)."""
+        planner = self._clock()
+        at = planner.tokens_at(self.step if step is None else step)
+        return dict(zip(self.group_names, self.history.at(at).tolist(), strict=True))
+
+    def _clock(self) -> Any:
+        from lakemix.loader.dynamic import Clock
+
+        origin = self.position().place["origin"]
+        return Clock(
+            (int(origin[0]), int(origin[1])), self.seq_len * self.batch_size, self.world_size
+        )
+
+    def set_weights(self, weights: Mapping[str, float], at_step: int | None = None) -> None:
+        """Use ``weights`` (group: weight, summing to 1) from batch ``at_step`` on (the next
+        batch when None): every rank must set the same weights at the same step (decide
+        them from all-reduced losses). Batches fetched ahead from that step on are planned
+        again; the change is kept in the state and the run record.
+
+        Raises:
+            ValueError: A static mix, an unknown group, a bad sum, or a step already handed out.
+        """
+        from lakemix.loader.weights import Change, weight_vector
+
+        if self.dynamic is None:
+            raise ValueError(
+                f"mix {self.mix} is static: declare groups in its mix file or pass groups= to "
+                "the loader to change weights"
+            )
+        step = self.step if at_step is None else int(at_step)
+        if step < self.step:
+            raise ValueError(
+                f"step {step} was handed out already (the next batch is step {self.step}); "
+                "set weights for a later step"
+            )
+        vector = weight_vector(weights, self.group_names)
+        tokens = self._clock().tokens_at(step)
+        self.history = self.history.with_change(Change(step, tokens, tuple(vector.tolist())))
+        # Plans from `step` on may be made with the old weights: plan again from here.
+        self._start, self._state = dict(self.position().place), None
+        self._stream = self._ahead = None
+
+    def dynamic_record(self, states: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+        """What a run record says of a dynamic mix (None for a static one): its groups and the
+        weights over the run, up to the step of ``states``."""
+        if self.dynamic is None:
+            return None
+        step = max(int(s["step"]) for s in states)
+        tokens = self.seq_len * self.batch_size * self.world_size
+        return {
+            "groups_by": self.dynamic.groups.by,
+            "group_names": list(self.dynamic.names),
+            "group_of_row": self.dynamic.group_of_row,
+            "weights_trajectory": self.history.trajectory(tokens, step),
+        }
 
     def state_dict(self, at: Position | None = None) -> dict[str, Any]:
         """Where this rank is: pass it to ``load_state_dict`` to continue exactly from here.
@@ -241,8 +392,12 @@ class MixLoader:
             at: A ``position()`` taken earlier: the state as it was then (now when None).
         """
         position = (at or self.position()).place
+        dynamic = {}
+        if self.dynamic is not None:
+            dynamic = {"weights": self.history.to_dict(), "firsts": self._firsts}
         return copy.deepcopy(
             {
+                **dynamic,
                 "format": STATE_FORMAT,
                 "mix": self.mix,
                 "tag": self.tag,
@@ -274,20 +429,32 @@ class MixLoader:
         for s in states:
             self._check(s)
         first = states[0]
+        keys = PLACE if self.dynamic is None else DYNAMIC_PLACE
         if len(states) == 1 and first["world_size"] == self.world_size:
             if first["rank"] != self.rank:
                 raise ValueError(
                     f"the state is rank {first['rank']}'s; this is rank {self.rank} (pass the "
                     "states of every rank, as a list, when a checkpoint holds them all)"
                 )
-            position = {k: first[k] for k in ("epoch", "schedule", "cursor")}
+            position = {k: first[k] for k in keys}
         elif first["world_size"] == self.world_size:
             # Every rank's state, at the same world size: this rank continues its own (exact).
-            merge_states(states, self.world_size)  # checks that they are one run's, complete
+            if self.dynamic is None:
+                merge_states(states, self.world_size)  # checks that they are one run's, complete
+            else:
+                check_ranks(states)
             mine = next(s for s in states if s["rank"] == self.rank)
-            position = {k: mine[k] for k in ("epoch", "schedule", "cursor")}
-        else:
+            position = {k: mine[k] for k in keys}
+        elif self.dynamic is None:
             position = merge_states(states, self.world_size)
+        else:
+            from lakemix.loader.resume import merge_dynamic
+
+            position, self._firsts = merge_dynamic(self, states)
+        if self.dynamic is not None:
+            if len(states) == 1 or first["world_size"] == self.world_size:
+                self._firsts = first.get("firsts")
+            self.history = self.dynamic.history.changes_from(first["weights"])
         self._start, self._state = position, None
         self._stream = self._ahead = None
 
@@ -301,6 +468,22 @@ class MixLoader:
                 f"the state is of {theirs}, this loader reads {mine}: a checkpoint of another "
                 "run; resume with a loader of that release, mix, split and seed, or start anew"
             )
+
+
+def check_ranks(states: Sequence[Mapping[str, Any]]) -> int:
+    """The world size of a run whose states these are: one state of every rank.
+
+    Raises:
+        ValueError: States of several world sizes, or a rank missing.
+    """
+    sizes = {int(s["world_size"]) for s in states}
+    if len(sizes) != 1:
+        raise ValueError(f"the states are of several runs: world sizes {sorted(sizes)}")
+    size = sizes.pop()
+    ranks = sorted(int(s["rank"]) for s in states)
+    if ranks != list(range(size)):
+        raise ValueError(f"need the state of every rank 0..{size - 1}, got ranks {ranks}")
+    return size
 
 
 def merge_states(states: Sequence[Mapping[str, Any]], world_size: int) -> dict[str, Any]:

@@ -58,6 +58,7 @@ def write_run_record(
     states: Sequence[Mapping[str, Any]],
     store: TokenStore,
     extra: Mapping[str, Any] | None = None,
+    dynamic: Mapping[str, Any] | None = None,
 ) -> Path:
     """Write ``run.json`` in ``directory`` (atomically) and return its path.
 
@@ -67,10 +68,27 @@ def write_run_record(
         states: The loader state of every rank.
         store: The loader's token store (``MixLoader.store``), to count samples and tokens.
         extra: More fields (steps, checkpoint file, ...).
+        dynamic: A dynamic mix's ``groups_by``, ``group_names``, ``group_of_row`` and
+            ``weights_trajectory`` (``MixLoader.dynamic_record()``): the record then says the
+            epochs read of each group and the weights over the run.
     """
     total = int(store.repeats.sum())
-    epoch, mask = started(states, total)
     first = states[0]
+    if dynamic is not None:
+        from lakemix.loader.resume import copies_read
+
+        copies, epochs = copies_read(
+            store.keys, store.repeats, dynamic["group_of_row"], states, int(first["seed"])
+        )
+        seen = int(copies.sum())
+        more: dict[str, Any] = {
+            "groups_by": dynamic["groups_by"],
+            "group_epochs": dict(zip(dynamic["group_names"], epochs, strict=True)),
+            "weights_trajectory": dynamic["weights_trajectory"],
+        }
+    else:
+        epoch, mask = started(states, total)
+        seen, more = epoch * total + int(mask.sum()), {}
     record = {
         "written_at": datetime.now(UTC).isoformat(),
         "tag": manifest["tag"],
@@ -79,8 +97,9 @@ def write_run_record(
         "split": first["split"],
         "seed": first["seed"],
         "snapshots": {k: v["snapshot_id"] for k, v in manifest["snapshots"].items()},
-        "samples_seen": epoch * total + int(mask.sum()),
+        "samples_seen": seen,
         "loader": sorted((dict(s) for s in states), key=lambda s: int(s["rank"])),
+        **more,
         **(extra or {}),
     }
     path = Path(directory) / RUN_RECORD
@@ -122,30 +141,58 @@ def run_documents(
             f"{record['checksum']}: not the release this run read"
         )
     store = TokenStore(build_store(manifest, record["split"], settings))
-    total = int(store.repeats.sum())
-    epoch, mask = started(record["loader"], total)
-    copies = store.repeats * epoch
-    order = epoch_order(store.keys, store.repeats, seed=int(record["seed"]), epoch=epoch)
-    np.add.at(copies, order.rows[mask], 1)
+    if "groups_by" in record:  # a dynamic mix: each group's stream
+        from lakemix.loader.dynamic_mix import dynamic_mix
+        from lakemix.loader.resume import copies_read
+
+        mix = dynamic_mix(store, manifest, settings, by=record["groups_by"])
+        assert mix is not None
+        copies, _ = copies_read(
+            store.keys, store.repeats, mix.group_of_row, record["loader"], int(record["seed"])
+        )
+    else:
+        total = int(store.repeats.sum())
+        epoch, mask = started(record["loader"], total)
+        copies = store.repeats * epoch
+        order = epoch_order(store.keys, store.repeats, seed=int(record["seed"]), epoch=epoch)
+        np.add.at(copies, order.rows[mask], 1)
     counts = Counter({row: int(n) for row, n in enumerate(copies.tolist()) if n})
     rows = [(store.document_id(r), store.language(r), n) for r, n in counts.items()]
     return record, sorted(rows)
 
 
-def format_run(directory: str | Path, settings: Settings | None = None) -> str:
-    """``lakemix lineage --run DIR``: the run's release, then one line per consumed document."""
+def format_run(
+    directory: str | Path, settings: Settings | None = None, *, label: str | None = None
+) -> str:
+    """``lakemix lineage --run DIR``: the run's release, then one line per consumed document.
+
+    ``label`` names the run in the first line (its folder when None).
+    """
     record, documents = run_documents(directory, settings)
     copies = sum(n for _, _, n in documents)
     ranks = len(record["loader"])
     lines = [
-        f"run {directory}: release {record['tag']} ({record['mix']}, checksum "
+        f"run {label or directory}: release {record['tag']} ({record['mix']}, checksum "
         f"{record['checksum']}), split {record['split']}, seed {record['seed']}, "
         f"{ranks} rank{'s' if ranks > 1 else ''}",
         f"samples seen: {record['samples_seen']} ({copies} document copies started, "
         f"{len(documents)} documents)",
         *(f"snapshot {name}: {sid}" for name, sid in sorted(record["snapshots"].items())),
+        *_dynamic_lines(record),
         "",
         f"{'document_id':<40}  {'language':<8}  copies",
         *(f"{d:<40}  {lang:<8}  {n}" for d, lang, n in documents),
     ]
     return "\n".join(lines)
+
+
+def _dynamic_lines(record: Mapping[str, Any]) -> list[str]:
+    """A dynamic run's groups: epochs read of each, and the weights where they changed."""
+    if "groups_by" not in record:
+        return []
+    epochs = ", ".join(f"{g} {e:.2f}" for g, e in sorted(record["group_epochs"].items()))
+    lines = [f"groups by {record['groups_by']}, epochs read: {epochs}"]
+    for row in record["weights_trajectory"]:
+        shown = ", ".join(f"{g} {w:.3f}" for g, w in row["weights"].items() if w > 0)
+        lines.append(f"weights from step {row['step']} ({row['tokens']} tokens): {shown}")
+    return lines

@@ -13,10 +13,13 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lakemix.loader.mix_loader import MixLoader, Position
 from lakemix.loader.runs import write_run_record
+
+if TYPE_CHECKING:
+    from lakemix.tracking import RunTracker
 
 
 class TrainedBatches:
@@ -103,6 +106,8 @@ def record_run(
     directory: str | Path,
     states: Sequence[Mapping[str, Any]],
     extra: Mapping[str, Any] | None = None,
+    *,
+    tracker: RunTracker | None = None,
 ) -> Path | None:
     """Write the run record (``run.json``) into ``directory`` on rank 0; None on other ranks.
 
@@ -111,11 +116,24 @@ def record_run(
         directory: The folder ``lakemix lineage --run`` will be given.
         states: Every rank's loader state (``gather_states``).
         extra: More fields (steps, trainer, checkpoint, ...).
+        tracker: The run's MLflow tracker (``lakemix.loader.tracked.start_tracking``): the
+            record names its MLflow run (or why tracking is off) and is logged as an artifact.
     """
     if loader.rank != 0:
         return None
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
-    return write_run_record(
-        folder, manifest=loader.manifest, states=states, store=loader.store, extra=extra
+    extra = dict(extra or {})
+    if tracker is not None:
+        extra["tracking"] = tracker.link()
+    path = write_run_record(
+        folder,
+        manifest=loader.manifest,
+        states=states,
+        store=loader.store,
+        extra=extra,
+        dynamic=loader.dynamic_record(states),
     )
+    if tracker is not None:
+        tracker.checkpoint(path, step=int(extra.get("steps", 0)))
+    return path

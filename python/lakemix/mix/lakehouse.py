@@ -72,6 +72,39 @@ def available_tokens(
     return {(lang, source): float(tokens) for lang, source, tokens, _ in rows if tokens}
 
 
+def column_tokens(spec: MixSpec, settings: Settings | None = None) -> dict[str, float] | None:
+    """Clean tokens per value of the column a dynamic mix groups by, when that is neither
+    ``language`` nor ``source_id`` (the plan itself knows those); None otherwise.
+
+    Raises:
+        MixSpecError: The clean mart has no such column (the message lists its columns).
+    """
+    if spec.groups is None or spec.groups.by in ("language", "source_id"):
+        return None
+    settings = settings or Settings.from_env()
+    table = open_catalog(settings).load_table(CLEAN)
+    columns = [f.name for f in table.schema().fields]
+    if spec.groups.by not in columns:
+        raise MixSpecError(
+            f"mix {spec.name}: groups.by: {CLEAN} has no column {spec.groups.by!r}; "
+            f"its columns: {', '.join(columns)}"
+        )
+    score = (
+        ""
+        if spec.min_language_score is None
+        else f"where language_score >= {float(spec.min_language_score)}"
+    )
+    rows = (
+        duck.connect(settings=settings)
+        .execute(
+            f'select cast("{spec.groups.by}" as varchar), sum(token_count) '
+            f"from iceberg_scan('{table.metadata_location}') {score} group by 1"
+        )
+        .fetchall()
+    )
+    return {str(value): float(tokens) for value, tokens in rows if value is not None and tokens}
+
+
 def write_plan(plan: MixPlan, settings: Settings | None = None) -> None:
     """Replace the mix's rows in ``meta.mix_plans`` (one Iceberg commit)."""
     from lakemix.iceberg import commit_with_retry, ensure_table

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from lakemix.mix import weights
+from lakemix.mix.schedule import ScheduleError, check_against_groups
 from lakemix.mix.spec import MixSpec, MixSpecError, SourceRule
 
 _UNLISTED = SourceRule()  # a source the mix does not name: weight 1, no cap
@@ -38,11 +39,21 @@ class MixPlan:
     rates: dict[tuple[str, str], float]
 
 
-def make_plan(spec: MixSpec, available: Mapping[tuple[str, str], float]) -> MixPlan:
+def make_plan(
+    spec: MixSpec,
+    available: Mapping[tuple[str, str], float],
+    *,
+    group_tokens: Mapping[str, float] | None = None,
+) -> MixPlan:
     """Plan ``spec`` over available tokens per (language, source).
 
+    A dynamic mix's schedule is checked against the tokens the plan samples per group (groups by
+    ``language`` or ``source_id``), or ``group_tokens`` (the clean tokens per value of another
+    column: ``lakehouse.column_tokens``).
+
     Raises:
-        MixSpecError: the mix names a language (or weights one) that has no data.
+        MixSpecError: the mix names a language (or weights one) that has no data; its schedule
+            names a group without data or asks a group for more than its tokens allow.
     """
     per_language: dict[str, float] = defaultdict(float)
     for (lang, _source), tokens in available.items():
@@ -103,4 +114,41 @@ def make_plan(spec: MixSpec, available: Mapping[tuple[str, str], float]) -> MixP
         )
         for lang in sorted(wanted, key=lambda lang: (-round(sampled_by_language[lang], 6), lang))
     ]
-    return MixPlan(spec=spec, languages=plans, rates=rates)
+    plan = MixPlan(spec=spec, languages=plans, rates=rates)
+    check_schedule(plan, available, group_tokens)
+    return plan
+
+
+def sampled_by_group(
+    plan: MixPlan, available: Mapping[tuple[str, str], float], by: str
+) -> dict[str, float]:
+    """Tokens the plan samples per language (``by="language"``) or per source (``source_id``)."""
+    index = {"language": 0, "source_id": 1}[by]
+    out: dict[str, float] = defaultdict(float)
+    for key, rate in plan.rates.items():
+        out[key[index]] += rate * available[key]
+    return dict(out)
+
+
+def check_schedule(
+    plan: MixPlan,
+    available: Mapping[tuple[str, str], float],
+    group_tokens: Mapping[str, float] | None,
+) -> None:
+    """Check a dynamic mix's schedule against what each group holds (see ``make_plan``)."""
+    spec = plan.spec
+    if spec.schedule is None or spec.groups is None:
+        return
+    if spec.groups.by in ("language", "source_id"):
+        tokens = sampled_by_group(plan, available, spec.groups.by)
+    elif group_tokens is None:
+        raise MixSpecError(
+            f"mix {spec.name}: groups by {spec.groups.by!r}: pass the tokens per group "
+            "(lakehouse.column_tokens) to check its schedule"
+        )
+    else:
+        tokens = dict(group_tokens)
+    try:
+        check_against_groups(spec.schedule, spec.groups, tokens, spec.token_budget, spec.name)
+    except ScheduleError as exc:
+        raise MixSpecError(f"mix {exc}") from None

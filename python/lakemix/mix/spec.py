@@ -8,6 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from lakemix.errors import LakemixError
+from lakemix.mix.schedule import (
+    Groups,
+    ScheduleError,
+    WeightSchedule,
+    parse_groups,
+    parse_schedule,
+)
 
 NAME = re.compile(r"[a-z][a-z0-9_]{0,47}")
 LANGUAGE = re.compile(r"[a-z]{2,3}(_[A-Za-z]{4})?|und")
@@ -24,6 +31,8 @@ KEYS = {
     "validation_fraction",
     "seed",
     "tokenizer",
+    "groups",
+    "schedule",
 }
 TOKENIZERS = ("cl100k", "o200k", "llama3", "qwen3")
 
@@ -58,6 +67,13 @@ class MixSpec:
     validation_fraction: float = 0.0
     tokenizer: str = "cl100k"
     description: str = ""
+    groups: Groups | None = None  # a dynamic mix: its groups (schedule.py)
+    schedule: WeightSchedule | None = None  # and their weights over the run
+
+    @property
+    def is_dynamic(self) -> bool:
+        """Whether the mix declares groups (whose weights the loader may change)."""
+        return self.groups is not None
 
 
 def _fail(where: str, name: str, message: str) -> MixSpecError:
@@ -180,6 +196,7 @@ def parse(raw: Any, where: str) -> MixSpec:
         raise _fail(
             where, "tokenizer", f"must be one of {', '.join(TOKENIZERS)}, got {tokenizer!r}"
         )
+    groups, schedule = _dynamic(raw, where)
     return MixSpec(
         name=name,
         token_budget=budget,
@@ -199,7 +216,22 @@ def parse(raw: Any, where: str) -> MixSpec:
         ),
         tokenizer=tokenizer,
         description=str(raw.get("description", "")),
+        groups=groups,
+        schedule=schedule,
     )
+
+
+def _dynamic(raw: dict[str, Any], where: str) -> tuple[Groups | None, WeightSchedule | None]:
+    """The ``groups`` and ``schedule`` of a dynamic mix (a schedule groups by language unless
+    ``groups`` says otherwise)."""
+    try:
+        groups = None if raw.get("groups") is None else parse_groups(raw["groups"], where)
+        schedule = None if raw.get("schedule") is None else parse_schedule(raw["schedule"], where)
+    except ScheduleError as exc:
+        raise MixSpecError(str(exc)) from None
+    if schedule is not None and groups is None:
+        groups = Groups()
+    return groups, schedule
 
 
 def load(name: str, directory: Path) -> MixSpec:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, cast
 import click
 
 if TYPE_CHECKING:
+    from lakemix.quality.label_studio import LabelStudio
     from lakemix.quality.review import Verdict
 
 
@@ -149,8 +150,23 @@ def review_group() -> None:
     type=click.Path(path_type=Path, dir_okay=False),
     help="CSV to write (default: LAKEMIX_HOME/reviews/sample-<seed>.csv).",
 )
-def review_sample_command(size: int, seed: int, output: Path | None) -> None:
-    """Draw kept and rejected documents, stratified by language and rule, into a CSV to label."""
+@click.option(
+    "--mix",
+    help="Only kept documents of this mix not reviewed yet (what `lakemix release` counts).",
+)
+@click.option(
+    "--label-studio",
+    "project",
+    metavar="PROJECT",
+    help="Also create or extend this Label Studio project with the drawn documents"
+    " (LAKEMIX_LABEL_STUDIO_URL, LAKEMIX_LABEL_STUDIO_TOKEN).",
+)
+def review_sample_command(
+    size: int, seed: int, output: Path | None, mix: str | None, project: str | None
+) -> None:
+    """Draw kept and rejected documents, stratified by language and rule, into a CSV to label.
+
+    With --mix: the kept documents of that mix that have no verdict on their current text."""
     from lakemix.quality import review
     from lakemix.quality.session import open_session
     from lakemix.settings import Settings
@@ -158,7 +174,8 @@ def review_sample_command(size: int, seed: int, output: Path | None) -> None:
     settings = Settings.from_env()
     conn = open_session(None, settings=settings)
     try:
-        rows = review.sample(conn, n=size, seed=seed)
+        rows = review.sample(conn, n=size, seed=seed, mix=mix)
+        texts = review.full_texts(conn, [r["document_id"] for r in rows]) if project else {}
     finally:
         conn.close()
     path = output or review.default_sample_path(settings, seed)
@@ -169,6 +186,56 @@ def review_sample_command(size: int, seed: int, output: Path | None) -> None:
         f"wrote {len(rows)} documents ({kept} kept, {len(rows) - kept} rejected; "
         f"{strata} strata) to {path}\nfill in verdict (good/bad), then: lakemix review label "
         f"--csv {path}"
+    )
+    if project is not None:
+        server = _label_studio()
+        project_id = server.project(project)
+        added = server.push(project_id, rows, texts)
+        click.echo(
+            f"Label Studio project {project!r} ({server.url}/projects/{project_id}): {added} "
+            f"tasks added; after labelling: lakemix review pull --label-studio {project!r}"
+        )
+
+
+def _label_studio() -> LabelStudio:
+    from lakemix.quality.label_studio import LabelStudio
+
+    url, token = (
+        os.environ.get("LAKEMIX_LABEL_STUDIO_URL"),
+        os.environ.get("LAKEMIX_LABEL_STUDIO_TOKEN"),
+    )
+    if not url or not token:
+        raise click.ClickException(
+            "set LAKEMIX_LABEL_STUDIO_URL and LAKEMIX_LABEL_STUDIO_TOKEN (the server's URL and an"
+            " API token; scripts/services.d/40-label-studio.sh starts one)"
+        )
+    return LabelStudio(url, token)
+
+
+@review_group.command("pull")
+@click.option(
+    "--label-studio",
+    "project",
+    required=True,
+    metavar="PROJECT",
+    help="The Label Studio project to bring annotations back from.",
+)
+def review_pull_command(project: str) -> None:
+    """Record a Label Studio project's annotations in meta.review_verdicts (only what changed:
+    pulling twice records nothing more)."""
+    from lakemix.catalog import catalog
+    from lakemix.objectives.validation import VERDICTS_TABLE
+    from lakemix.quality import review
+    from lakemix.quality.label_studio import verdicts_of
+    from lakemix.settings import Settings
+
+    server = _label_studio()
+    verdicts = verdicts_of(server.export(server.project(project, create=False)))
+    count = review.record_new(catalog(Settings.from_env()), verdicts)
+    reviewers = len({v.reviewer for v in verdicts})
+    click.echo(
+        f"{len(verdicts)} verdicts by {reviewers} reviewers in {project!r}; recorded {count} new "
+        f"or changed in {VERDICTS_TABLE}"
     )
 
 
@@ -191,6 +258,7 @@ def review_sample_command(size: int, seed: int, output: Path | None) -> None:
 def review_label_command(csv_path: Path | None, sample_path: Path | None, reviewer: str) -> None:
     """Record verdicts in the Iceberg table meta.review_verdicts, from a CSV or a prompt."""
     from lakemix.catalog import catalog
+    from lakemix.objectives.validation import VERDICTS_TABLE
     from lakemix.quality import review
     from lakemix.settings import Settings
 
@@ -202,7 +270,7 @@ def review_label_command(csv_path: Path | None, sample_path: Path | None, review
             sample_path or review.default_sample_path(settings, 0), reviewer
         )
     count = review.record(catalog(settings), verdicts)
-    click.echo(f"recorded {count} verdicts by {reviewer} in {review.VERDICTS_TABLE}")
+    click.echo(f"recorded {count} verdicts by {reviewer} in {VERDICTS_TABLE}")
 
 
 def _prompt_verdicts(path: Path, reviewer: str) -> list[Verdict]:
@@ -230,5 +298,12 @@ def _prompt_verdicts(path: Path, reviewer: str) -> list[Verdict]:
         if choice == "q":
             break
         if choice in answers:
-            verdicts.append(Verdict(row["document_id"], answers[choice], reviewer))
+            verdicts.append(
+                Verdict(
+                    row["document_id"],
+                    answers[choice],
+                    reviewer,
+                    content_md5=(row.get("content_md5") or "").strip() or None,
+                )
+            )
     return verdicts

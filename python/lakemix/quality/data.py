@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -40,6 +40,8 @@ class ReportData:
     mixes: dict[str, list[dict[str, Any]]]
     tests: dict[str, Any]
     precision: list[dict[str, Any]]
+    objectives: list[dict[str, Any]] = field(default_factory=list)
+    agreement: dict[str, Any] = field(default_factory=dict)
 
 
 def _rows(conn: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
@@ -264,8 +266,42 @@ def precision(conn: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     )
 
 
-def collect(conn: duckdb.DuckDBPyConnection, *, version: str) -> ReportData:
-    """Every figure of the report from ``conn`` (views raw.*, intermediate.*, marts.*, seeds.*)."""
+def agreement(conn: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+    """Of the documents two or more reviewers judged (each one's latest verdict), how many got
+    the same verdict from all of them; empty when there are none."""
+    present = conn.execute(
+        "select count(*) from information_schema.tables "
+        "where table_schema = 'meta' and table_name = 'review_verdicts'"
+    ).fetchone()
+    if not present or not present[0]:
+        return {}
+    row = conn.execute(
+        """
+        with latest as (
+            select document_id, reviewer, arg_max(verdict, labeled_at) as verdict
+            from meta.review_verdicts group by document_id, reviewer
+        ),
+        per_document as (
+            select document_id, count(*) as reviewers, count(distinct verdict) as verdicts
+            from latest group by document_id having count(*) >= 2
+        )
+        select count(*), count_if(verdicts = 1) from per_document
+        """
+    ).fetchone()
+    documents, agreeing = (int(v or 0) for v in row) if row else (0, 0)
+    if not documents:
+        return {}
+    return {"documents": documents, "agreeing": agreeing, "share": agreeing / documents}
+
+
+def collect(
+    conn: duckdb.DuckDBPyConnection,
+    *,
+    version: str,
+    objectives: list[dict[str, Any]] | None = None,
+) -> ReportData:
+    """Every figure of the report from ``conn`` (views raw.*, intermediate.*, marts.*, seeds.*);
+    ``objectives`` are the rows of the first section (quality.objectives_table)."""
     return ReportData(
         version=version,
         summary=summary(conn),
@@ -285,4 +321,6 @@ def collect(conn: duckdb.DuckDBPyConnection, *, version: str) -> ReportData:
         mixes=mixes(conn),
         tests=test_results(conn),
         precision=precision(conn),
+        objectives=objectives or [],
+        agreement=agreement(conn),
     )

@@ -38,6 +38,50 @@ def html_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
+def _trend(history: list[dict[str, Any]], builds: list[dict[str, Any]]) -> str:
+    parts = []
+    if builds:
+        parts.append("builds: " + " → ".join(format(b["measured"], ".4g") for b in builds[-10:]))
+    if history:
+        parts.append(
+            "releases: "
+            + " → ".join(
+                f"{h['tag']} {'-' if h['measured'] is None else format(h['measured'], '.4g')}"
+                for h in history
+            )
+        )
+    return "; ".join(parts) or "-"
+
+
+def _objectives(data: ReportData) -> str:
+    if not data.objectives:
+        return (
+            "<p>No objective declared (var lakemix_quality_objectives in dbt_project.yml, "
+            "docs/quality.md#objectives).</p>"
+        )
+    rows = [
+        (
+            o["objective"],
+            o["name"],
+            o["target"],
+            o["measured"],
+            "pass" if o["passed"] else f"FAIL ({o['severity']})",
+            _trend(o["trend"], o.get("build_trend", [])),
+            o["detail"],
+        )
+        for o in data.objectives
+    ]
+    failing = sum(not o["passed"] for o in data.objectives)
+    note = (
+        f"<p>{len(rows)} objectives, {failing} not met. Trend, oldest first: the value each "
+        "release recorded, and for completeness the value of each of the last ten builds "
+        "(meta.build_stats).</p>"
+    )
+    return note + html_table(
+        ("objective", "name", "target", "measured", "result", "trend", "detail"), rows
+    )
+
+
 def _summary(data: ReportData) -> str:
     return html_table(
         ("stage", "documents"), [(k.replace("_", " "), v) for k, v in data.summary.items()]
@@ -199,6 +243,13 @@ def _precision(data: ReportData) -> str:
         "<p>Of the reviewed documents each filter rejected, the share reviewers call bad; for "
         "kept documents, the share they call good.</p>"
     )
+    agreed = data.agreement
+    if agreed:
+        note += (
+            f"<p>Reviewer agreement: {agreed['agreeing']:,} of {agreed['documents']:,} documents "
+            f"judged by two or more reviewers got the same verdict from all "
+            f"({agreed['share']:.1%}).</p>"
+        )
     return note + html_table(("filter", "reviewed", "reviewer agreed", "precision"), rows)
 
 
@@ -206,6 +257,7 @@ def render(data: ReportData) -> str:
     """The HTML page for ``data``."""
     payload = orjson.dumps(asdict(data)).decode().replace("</", "<\\/")
     sections = (
+        ("Quality objectives", _objectives(data)),
         ("Summary", _summary(data)),
         ("Languages before and after cleaning", _languages(data)),
         ("Rejections by rule and language", _rejections(data)),

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lakemix.quality.data import ReportData, collect
+from lakemix.quality.objectives_table import objective_rows
 from lakemix.quality.page import render
 from lakemix.quality.session import open_session
 from lakemix.settings import Settings
@@ -42,7 +43,8 @@ def write_report(
     started = time.perf_counter()
     conn = open_session(tag, settings=settings)
     try:
-        data = collect(conn, version=tag or "current")
+        objectives = objective_rows(conn, tag=tag, settings=settings)
+        data = collect(conn, version=tag or "current", objectives=objectives)
     finally:
         conn.close()
     html = render(data)

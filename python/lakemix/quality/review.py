@@ -16,13 +16,13 @@ import pyarrow as pa
 
 from lakemix.errors import LakemixError
 from lakemix.iceberg import commit_with_retry, ensure_table
+from lakemix.objectives.validation import VERDICTS_TABLE, document_verdicts_sql, verdict_columns
 from lakemix.settings import Settings
 
 if TYPE_CHECKING:
     import duckdb
     from pyiceberg.catalog import Catalog
 
-VERDICTS_TABLE = "meta.review_verdicts"
 VERDICTS = ("good", "bad")
 SAMPLE_COLUMNS = (
     "document_id",
@@ -32,6 +32,7 @@ SAMPLE_COLUMNS = (
     "source_id",
     "failed_rule_names",
     "excerpt",
+    "content_md5",
     "verdict",
     "note",
 )
@@ -42,6 +43,9 @@ VERDICT_SCHEMA = pa.schema(
         ("reviewer", pa.string()),
         ("note", pa.string()),
         ("labeled_at", pa.timestamp("us", tz="UTC")),
+        # MD5 of the text the reviewer saw: a verdict counts for a later release only while the
+        # document's text is the same (null: recorded without it, counts by document id).
+        ("content_md5", pa.string()),
     ]
 )
 
@@ -58,36 +62,74 @@ class Verdict:
     verdict: str
     reviewer: str
     note: str = ""
+    content_md5: str | None = None
+
+
+KEPT_SQL = """
+    select document_id, 'kept' as decision, '' as stratum_rule, language, source_id,
+        cast([] as varchar[]) as failed_rule_names, text
+    from marts.fct_clean_documents
+"""
+REJECTED_SQL = """
+    select
+        r.document_id, 'rejected' as decision,
+        unnest(r.failed_rule_names) as stratum_rule,
+        r.language, r.source_id, r.failed_rule_names, d.text
+    from marts.fct_document_rejections as r
+    inner join intermediate.int_documents_language_scored as d using (document_id)
+"""
+
+
+def _candidates(conn: duckdb.DuckDBPyConnection, mix: str | None) -> str:
+    """SQL of the documents to draw from: kept and rejected ones, or the kept documents of
+    ``marts.mix_<mix>`` that have no verdict on their current text yet."""
+    if mix is None:
+        return f"{KEPT_SQL} union all by name {REJECTED_SQL}"
+    relation = f"marts.mix_{mix}"
+    exists = conn.execute(
+        "select count(*) from information_schema.tables "
+        "where table_schema = 'marts' and table_name = ?",
+        [f"mix_{mix}"],
+    ).fetchone()
+    if not exists or not exists[0]:
+        raise ReviewError(f"mix {mix!r} was never built: run `lakemix mix build {mix}`")
+    columns = verdict_columns(conn)
+    reviewed = (
+        f"select document_id from ({document_verdicts_sql(relation, columns)}) "
+        "where current_count > 0"
+        if columns
+        else "select cast(null as varchar) as document_id where false"
+    )
+    return f"""{KEPT_SQL}
+        where document_id in (select document_id from {relation})
+            and document_id not in ({reviewed})
+    """
 
 
 def sample(
-    conn: duckdb.DuckDBPyConnection, *, n: int, seed: int = 0, excerpt_chars: int = 600
+    conn: duckdb.DuckDBPyConnection,
+    *,
+    n: int,
+    seed: int = 0,
+    excerpt_chars: int = 600,
+    mix: str | None = None,
 ) -> list[dict[str, str]]:
     """Draw up to ``n`` distinct documents, stratified by decision, rule and language.
 
     Strata are (kept, language) and, for every rule a document failed, (rejected, rule,
     language). Strata take turns, each giving its next document not drawn yet in a hash order
     of (seed, document_id), so small strata are represented and the draw is reproducible.
+    With ``mix``: only the kept documents of ``marts.mix_<mix>`` without a verdict on their
+    current text (those its release gate still needs), by language.
     """
     if n < 1:
         raise ReviewError(f"the sample size must be at least 1, got {n}")
     rows = conn.execute(
-        """
-        with candidates as (
-            select document_id, 'kept' as decision, '' as stratum_rule, language, source_id,
-                cast([] as varchar[]) as failed_rule_names, text
-            from marts.fct_clean_documents
-            union all by name
-            select
-                r.document_id, 'rejected' as decision,
-                unnest(r.failed_rule_names) as stratum_rule,
-                r.language, r.source_id, r.failed_rule_names, d.text
-            from marts.fct_document_rejections as r
-            inner join intermediate.int_documents_language_scored as d using (document_id)
-        )
+        f"""
+        with candidates as ({_candidates(conn, mix)})
         select
             document_id, decision, stratum_rule, language, source_id,
-            array_to_string(failed_rule_names, ' '), left(text, ?),
+            array_to_string(failed_rule_names, ' '), left(text, ?), md5(text),
             row_number() over (
                 partition by decision, stratum_rule, language
                 order by md5(cast(? as varchar) || ':' || document_id)
@@ -115,11 +157,30 @@ def sample(
             row = queue[k]
             positions[stratum] = k + 1
             chosen[str(row[0])] = dict(
-                zip(SAMPLE_COLUMNS, [*map(str, row[:7]), "", ""], strict=True)
+                zip(SAMPLE_COLUMNS, [*map(str, row[:8]), "", ""], strict=True)
             )
             if len(chosen) == n:
                 break
     return list(chosen.values())
+
+
+def full_texts(conn: duckdb.DuckDBPyConnection, document_ids: list[str]) -> dict[str, str]:
+    """The whole text of each document (kept: as redacted; rejected: normalized), by id; its
+    MD5 is the sample's ``content_md5``."""
+    if not document_ids:
+        return {}
+    rows = conn.execute(
+        """
+        select document_id, text from marts.fct_clean_documents
+        where document_id in (select unnest(?))
+        union all
+        select document_id, text from intermediate.int_documents_language_scored
+        where document_id in (select unnest(?))
+            and document_id not in (select document_id from marts.fct_clean_documents)
+        """,
+        [document_ids, document_ids],
+    ).fetchall()
+    return {str(r[0]): str(r[1]) for r in rows}
 
 
 def write_sample(rows: list[dict[str, str]], path: Path) -> None:
@@ -152,7 +213,13 @@ def read_verdicts(path: Path, *, reviewer: str) -> list[Verdict]:
                     f"{path}:{line}: verdict {verdict!r} is not one of {', '.join(VERDICTS)}"
                 )
             verdicts.append(
-                Verdict(row["document_id"], verdict, reviewer, (row.get("note") or "").strip())
+                Verdict(
+                    row["document_id"],
+                    verdict,
+                    reviewer,
+                    (row.get("note") or "").strip(),
+                    (row.get("content_md5") or "").strip() or None,
+                )
             )
     return verdicts
 
@@ -165,9 +232,37 @@ def record(catalog: Catalog, verdicts: list[Verdict]) -> int:
     table = pa.Table.from_pylist(
         [{**v.__dict__, "labeled_at": now} for v in verdicts], schema=VERDICT_SCHEMA
     )
-    ensure_table(catalog, VERDICTS_TABLE, VERDICT_SCHEMA)
+    existing = ensure_table(catalog, VERDICTS_TABLE, VERDICT_SCHEMA)
+    if "content_md5" not in existing.schema().column_names:  # recorded before content_md5
+        with existing.update_schema() as update:
+            update.union_by_name(VERDICT_SCHEMA)
     commit_with_retry(catalog, VERDICTS_TABLE, lambda t: t.append(table))
     return len(verdicts)
+
+
+def record_new(catalog: Catalog, verdicts: list[Verdict]) -> int:
+    """Record only verdicts that differ from the reviewer's latest on the document (verdict,
+    note or content), so pulling the same annotations twice records nothing; returns how many."""
+    from pyiceberg.exceptions import NoSuchTableError
+
+    latest: dict[tuple[str, str], tuple[datetime, tuple[str, str, str | None]]] = {}
+    try:
+        rows = catalog.load_table(VERDICTS_TABLE).scan().to_arrow().to_pylist()
+    except NoSuchTableError:
+        rows = []
+    for row in rows:
+        key = (row["document_id"], row["reviewer"])
+        stamp = row["labeled_at"]
+        if key not in latest or stamp >= latest[key][0]:
+            value = (row["verdict"], row["note"] or "", row.get("content_md5"))
+            latest[key] = (stamp, value)
+    fresh = [
+        v
+        for v in verdicts
+        if latest.get((v.document_id, v.reviewer), (None, None))[1]
+        != (v.verdict, v.note, v.content_md5)
+    ]
+    return record(catalog, fresh)
 
 
 def default_sample_path(settings: Settings, seed: int) -> Path:

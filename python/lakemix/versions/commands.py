@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -10,17 +11,38 @@ from lakemix.report import table
 from lakemix.writer import wait_option, writer
 
 
+def _measured(result: dict[str, Any] | None) -> str:
+    if result is None:
+        return "-"
+    value = "-" if result["measured"] is None else f"{result['measured']:.4g}"
+    return f"{value} {'pass' if result['passed'] else 'FAIL (' + result['severity'] + ')'}"
+
+
+def _objectives(manifest: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    """Results by (objective, name); releases made before objectives existed have none."""
+    results = (manifest.get("objectives") or {}).get("results", [])
+    return {(r["objective"], r["name"]): r for r in results}
+
+
 @click.command("release")
 @click.argument("mix")
 @click.option("--tag", required=True, help="Name of the release (letters, digits, . _ -).")
+@click.option(
+    "--accept-unvalidated",
+    "reason",
+    metavar="REASON",
+    help="Release although manual validation falls short of its objective; the manifest keeps"
+    " REASON.",
+)
 @wait_option
-def release_command(mix: str, tag: str, wait: float) -> None:
-    """Tag every table MIX depends on and record its manifest (needs a passing dbt build)."""
+def release_command(mix: str, tag: str, reason: str | None, wait: float) -> None:
+    """Tag every table MIX depends on and record its manifest (needs a passing dbt build and
+    the quality objectives of severity error met)."""
     from lakemix.settings import Settings
     from lakemix.versions.release import release, releases_directory
 
     with writer(f"lakemix release {mix}", wait=wait):
-        manifest = release(mix, tag)
+        manifest = release(mix, tag, accept_unvalidated=reason)
     click.echo(
         f"released {mix} as {tag}: {len(manifest['snapshots'])} tables tagged, "
         f"checksum {manifest['checksum']}"
@@ -71,6 +93,14 @@ def show_command(tag: str) -> None:
         (s["language"], s["split"], s["documents"], s["samples"], s["tokens"]) for s in m["stats"]
     ]
     table(stats, ("language", "split", "documents", "samples", "tokens"), sys.stdout)
+    objectives = _objectives(m)
+    if objectives:
+        click.echo("")
+        rows = [(*key, r["target"], _measured(r)) for key, r in objectives.items()]
+        table(rows, ("objective", "name", "target", "measured"), sys.stdout)
+        reason = m["objectives"].get("accepted_unvalidated")
+        if reason:
+            click.echo(f"released with --accept-unvalidated: {reason}")
 
 
 @click.command("diff")
@@ -80,7 +110,27 @@ def diff_command(old_tag: str, new_tag: str) -> None:
     """Documents and tokens added and removed between two releases, and why."""
     from lakemix.versions.diff import diff
 
-    rows = diff(old_tag, new_tag)
+    print_diff(diff(old_tag, new_tag), old_tag, new_tag)
+
+
+def print_diff(rows: list[dict[str, Any]], old_tag: str, new_tag: str) -> None:
+    """Print ``diff`` rows as ``lakemix diff`` does: the releases' objectives, a table of the
+    changes, then totals per change."""
+    from lakemix.versions.release import get_release
+
+    old, new = _objectives(get_release(old_tag)), _objectives(get_release(new_tag))
+    if old or new:
+        objective_cells = [
+            (
+                *key,
+                (new.get(key) or old[key])["target"],
+                _measured(old.get(key)),
+                _measured(new.get(key)),
+            )
+            for key in sorted(old.keys() | new.keys())
+        ]
+        table(objective_cells, ("objective", "name", "target", old_tag, new_tag), sys.stdout)
+        click.echo("")
     if not rows:
         click.echo(f"{old_tag} and {new_tag} hold the same documents with the same repeats")
         return

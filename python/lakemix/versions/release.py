@@ -19,8 +19,9 @@ from lakemix.iceberg import commit_with_retry, ensure_table
 from lakemix.iceberg.views import scan_sql
 from lakemix.mix.lakehouse import CLEAN
 from lakemix.mix.spec import NAME
+from lakemix.objectives.config import parse_objectives
 from lakemix.settings import Settings, project_root
-from lakemix.versions import builds
+from lakemix.versions import builds, gate
 from lakemix.versions.checksum import mix_checksum
 from lakemix.versions.refs import TAG
 
@@ -146,8 +147,19 @@ def _stats(conn: Any, mix_scan: str) -> list[dict[str, Any]]:
     return [dict(zip(keys, (r[0], r[1], *(int(v) for v in r[2:])), strict=True)) for r in rows]
 
 
-def release(mix: str, tag: str, *, settings: Settings | None = None) -> dict[str, Any]:
+def release(
+    mix: str,
+    tag: str,
+    *,
+    settings: Settings | None = None,
+    accept_unvalidated: str | None = None,
+) -> dict[str, Any]:
     """Tag the current snapshot of every table mix ``mix`` depends on, and record a manifest.
+
+    The project's quality objectives (var ``lakemix_quality_objectives``) are measured first and
+    recorded in the manifest; one of severity error that fails refuses the release.
+    ``accept_unvalidated`` (a reason, kept in the manifest) releases a mix whose manual
+    validation falls short.
 
     Returns:
         The manifest (also a row of ``meta.releases`` and ``<home>/releases/<tag>.json``).
@@ -155,6 +167,8 @@ def release(mix: str, tag: str, *, settings: Settings | None = None) -> dict[str
     Raises:
         ReleaseError: Bad tag, tag taken, mix never built or stale, last build failed. A release
             that fails part-way removes the tags it made and writes no manifest.
+        ObjectivesNotMetError: A quality objective of severity error does not hold.
+        ObjectiveConfigError: The objectives block is malformed.
     """
     settings = settings or Settings.from_env()
     catalog = open_catalog(settings)
@@ -162,6 +176,15 @@ def release(mix: str, tag: str, *, settings: Settings | None = None) -> dict[str
     root = project_root()
     if root is None:
         raise ReleaseError("no dbt_project.yml here or above: run from the lakemix project")
+    variables = builds.project_vars(root, build["cli_vars"])
+    objectives = gate.check(
+        settings=settings,
+        catalog=catalog,
+        objectives=parse_objectives(variables),
+        mix=mix,
+        tag=tag,
+        accept_unvalidated=accept_unvalidated,
+    )
     _remove_leftover_tags(catalog, tag)
     tables = {}
     for name in builds.mix_dependencies(mix, catalog):
@@ -171,7 +194,6 @@ def release(mix: str, tag: str, *, settings: Settings | None = None) -> dict[str
     conn = duck.connect(settings=settings)
     mix_scan = scan_sql(tables[f"marts.mix_{mix}"])
     commit, dirty = git_state(root)
-    variables = builds.project_vars(root, build["cli_vars"])
     files = builds.config_files(root, mix)
     manifest: dict[str, Any] = {
         "tag": tag,
@@ -195,6 +217,7 @@ def release(mix: str, tag: str, *, settings: Settings | None = None) -> dict[str
         "config_files": files,
         "versions": {p: importlib.metadata.version(p) for p in PACKAGES},
         "stats": _stats(conn, mix_scan),
+        "objectives": objectives,
     }
     conn.close()
     _commit(catalog, settings, manifest, tables)

@@ -90,6 +90,21 @@ def test_build_on_fixture_corpus(any_lakehouse: Settings, tmp_path: Path) -> Non
     )
     assert clean + rejected == documents + 63
 
+    # the second build tested only the new ingest's raw rows (tests with where: __new_rows__),
+    # recorded every ingest as tested, and indexed only the new documents for search
+    compiled = tmp_path / "target" / "run" / "lakemix" / "models" / "staging" / "raw"
+    test_sql = (compiled / "_raw__models.yml" / "not_null_stg_raw__documents_text.sql").read_text()
+    assert "ingest_id not in (select ingest_id from main.lakemix_tested_ingests)" in test_sql
+    conn = duck.connect(any_lakehouse.duckdb_path, settings=any_lakehouse, read_only=True)
+    tested, ingests, indexed, added = conn.execute(
+        "select (select count(distinct ingest_id) from main.lakemix_tested_ingests), "
+        "(select count(distinct ingest_id) from raw.documents), document_count, added_count "
+        "from search.search_index"
+    ).fetchone() or (0, 0, 0, 0)
+    conn.close()
+    assert tested == ingests == 4
+    assert indexed == documents + 63 and 63 <= added < documents
+
     # the redacted texts and token counts record what they were computed with, and another
     # tokenizer refuses an incremental run instead of mixing two tokenizers' counts in one table
     tables = catalog(any_lakehouse)

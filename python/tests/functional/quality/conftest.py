@@ -18,3 +18,30 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings, 
     tmp = tmp_path_factory.mktemp("quality")
     with released_lakehouse(tmp) as settings:
         yield settings, tmp
+
+
+@pytest.fixture(scope="session")
+def label_studio() -> tuple[str, str]:
+    """(URL, token) of the Label Studio server scripts/services.d/40-label-studio.sh starts."""
+    import os
+    import subprocess
+
+    from tests.conftest import ROOT
+
+    url = os.environ.get("LAKEMIX_TEST_LABEL_STUDIO_URL")
+    token = os.environ.get("LAKEMIX_TEST_LABEL_STUDIO_TOKEN")
+    if not (url and token):
+        env_file = ROOT / ".services.env"
+        subprocess.run(
+            ["bash", str(ROOT / "scripts" / "services.d" / "40-label-studio.sh")],
+            check=True,
+            env={**os.environ, "LAKEMIX_SERVICES_ENV": str(env_file)},
+        )
+        values = dict(
+            line.removeprefix("export ").split("=", 1)
+            for line in env_file.read_text().splitlines()
+            if line.startswith("export LAKEMIX_TEST_LABEL_STUDIO_")
+        )
+        url = values["LAKEMIX_TEST_LABEL_STUDIO_URL"].strip("'")
+        token = values["LAKEMIX_TEST_LABEL_STUDIO_TOKEN"].strip("'")
+    return url, token

@@ -1,4 +1,4 @@
-"""Full-text search (DuckDB fts) from SQL, Python and the CLI, checked against the texts."""
+"""Full-text search (the Tantivy index) from SQL, Python and the CLI, checked against the texts."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from click.testing import CliRunner
 
 from lakemix import duck
 from lakemix.cli import main
-from lakemix.search import SearchError, search
+from lakemix.search import SearchError, index_path, search
+from lakemix.search.sql import connect
 from lakemix.settings import Settings
 
 
@@ -61,6 +62,42 @@ def test_filters_and_non_latin_words(built: tuple[Settings, Path]) -> None:
     hits = search(word.upper(), include_rejected=True, language=language, limit=10_000)
     assert hits and all(h.language == language and word.lower() in words(h.text) for h in hits)
     assert search(word, include_rejected=True, language="xx") == []
+
+
+def test_chinese_words_inside_runs(built: tuple[Settings, Path]) -> None:
+    settings, _ = built
+    conn = duck.connect(settings.duckdb_path, settings=settings, read_only=True)
+    rows = conn.execute("select document_id, text from search.search_documents").fetchall()
+    conn.close()
+    squeezed = {document_id: re.sub(r"[\W_]+", "", text) for document_id, text in rows}
+    runs = [r for t in squeezed.values() for r in re.findall(r"[\u4e00-\u9fff]{6,}", t)]
+    assert runs, "the demo corpus holds Chinese documents"
+    word = sorted(runs)[len(runs) // 2][2:4]  # two characters from inside a run
+    holding = {document_id for document_id, text in squeezed.items() if word in text}
+    hits = search(word, include_rejected=True, limit=10_000)
+    assert {h.document_id for h in hits} == holding
+
+
+def test_sql_entry_point(built: tuple[Settings, Path]) -> None:
+    settings, _ = built
+    conn = connect(settings)
+    try:
+        rows = conn.execute(
+            "select document_id, score, language, file_path from "
+            "search.match_documents('privacy') where is_clean order by score desc, document_id"
+        ).fetchall()
+        (summary,) = conn.execute(
+            "select index_path, document_count, (select count(*) from search.search_documents) "
+            "from search.search_index"
+        ).fetchall()
+    finally:
+        conn.close()
+    hits = search("privacy", limit=10_000)
+    assert [(r[0], r[2], r[3]) for r in rows] == [
+        (h.document_id, h.language, h.file_path) for h in hits
+    ]
+    assert [r[1] for r in rows] == pytest.approx([h.score for h in hits])
+    assert summary == (str(index_path(settings)), summary[2], summary[2])
 
 
 def test_cli_and_errors(

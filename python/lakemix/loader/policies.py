@@ -1,0 +1,187 @@
+"""Mix policies: group weights decided online from the model's per-group training loss.
+
+A policy's ``update(step, group_losses)`` takes the mean loss of each group over the last
+batch(es), as every rank agrees on it (all-reduce the sums and counts first: ``group_losses``
+below), and returns the weights to use next; ``MixLoader.set_weights(weights, at_step)`` applies
+them. Two policies:
+
+- ``EXP3``: Online Data Mixing (Albalak et al. 2023, "Efficient Online Data Mixing for Language
+  Model Pre-Training"): a multi-armed bandit over the groups, rewarded by the loss of the group
+  drawn, with EXP3's importance weighting and an exploration rate that decays with the step.
+- ``ExcessLoss``: DoReMi-style (Xie et al. 2023): weights move by exponentiated gradient toward
+  the groups whose loss exceeds a reference run's logged per-group loss the most, mixed with
+  the uniform weights by a smoothing factor.
+
+A policy's state (``state_dict``/``load_state_dict``) goes into the checkpoint beside the
+loader's, so a resumed run decides the same weights from the same losses.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+
+class MixPolicy(Protocol):
+    """Decides group weights from per-group losses."""
+
+    def update(self, step: int, group_losses: Mapping[str, float]) -> dict[str, float]:
+        """The weights to use after ``step``, given each group's mean loss in it (a group
+        absent from the batch is absent from ``group_losses``)."""
+        ...
+
+    def state_dict(self) -> dict[str, Any]:
+        """What a resumed run needs to decide the same weights."""
+        ...
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        """Continue from ``state_dict()``."""
+        ...
+
+
+def _normalized(values: np.ndarray, names: Sequence[str]) -> dict[str, float]:
+    values = values / values.sum()
+    return dict(zip(names, values.tolist(), strict=True))
+
+
+class EXP3:
+    """ODM's EXP3 with decaying exploration (Albalak et al. 2023, algorithm 1).
+
+    Exploration at step ``t`` is ``eps_t = min(1/K, sqrt(ln K / (K t)))``; the weights are
+    ``(1 - K eps_t) softmax(eps_{t-1} R) + eps_t``, where ``R`` accumulates each group's
+    importance-weighted reward, its loss divided by the probability it had.
+
+    Args:
+        groups: The group names (``MixLoader.group_names``).
+        initial: Weights to start from (uniform when None).
+    """
+
+    def __init__(self, groups: Sequence[str], initial: Mapping[str, float] | None = None) -> None:
+        self.groups = tuple(groups)
+        k = len(self.groups)
+        self.rewards = np.zeros(k)
+        start = np.array([(initial or {}).get(g, 1.0 / k) for g in self.groups])
+        self.weights = start / start.sum()
+        self.eps_previous = 1.0 / k
+
+    def _eps(self, step: int) -> float:
+        k = len(self.groups)
+        return min(1.0 / k, math.sqrt(math.log(k) / (k * max(step, 1))))
+
+    def update(self, step: int, group_losses: Mapping[str, float]) -> dict[str, float]:
+        k = len(self.groups)
+        for g, name in enumerate(self.groups):
+            if name in group_losses:
+                self.rewards[g] += float(group_losses[name]) / max(self.weights[g], 1e-12)
+        eps = self._eps(step + 1)
+        scores = self.eps_previous * self.rewards
+        soft = np.exp(scores - scores.max())
+        self.weights = (1 - k * eps) * soft / soft.sum() + eps
+        self.eps_previous = eps
+        return _normalized(self.weights, self.groups)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "rewards": self.rewards.tolist(),
+            "weights": self.weights.tolist(),
+            "eps_previous": self.eps_previous,
+        }
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        self.rewards = np.array(state["rewards"], dtype=np.float64)
+        self.weights = np.array(state["weights"], dtype=np.float64)
+        self.eps_previous = float(state["eps_previous"])
+
+
+class ExcessLoss:
+    """DoReMi-style weights from excess loss over a reference run (Xie et al. 2023, eq. 1-2).
+
+    Each update: ``excess = max(loss - reference, 0)`` per group seen, ``alpha <- alpha *
+    exp(step_size * excess)`` (normalized), and the weights used are ``(1 - smoothing) alpha
+    + smoothing / K``. The reference is a reference run's logged per-group loss (e.g. the
+    ``group_losses`` a static-mix run of ``examples/train_tiny.py`` writes to its run record).
+
+    Args:
+        groups: The group names.
+        reference: The reference run's loss of each group.
+        step_size: The exponentiated-gradient step (DoReMi: 1).
+        smoothing: The share of uniform weights mixed in (DoReMi: 1e-3).
+    """
+
+    def __init__(
+        self,
+        groups: Sequence[str],
+        reference: Mapping[str, float],
+        *,
+        step_size: float = 1.0,
+        smoothing: float = 1e-3,
+    ) -> None:
+        missing = [g for g in groups if g not in reference]
+        if missing:
+            raise ValueError(
+                f"the reference run logged no loss for group(s) {', '.join(missing)}: use a "
+                "reference run of the same groups"
+            )
+        self.groups = tuple(groups)
+        self.reference = np.array([float(reference[g]) for g in self.groups])
+        self.step_size, self.smoothing = step_size, smoothing
+        self.alpha = np.full(len(self.groups), 1.0 / len(self.groups))
+
+    def update(self, step: int, group_losses: Mapping[str, float]) -> dict[str, float]:
+        excess = np.zeros(len(self.groups))
+        for g, name in enumerate(self.groups):
+            if name in group_losses:
+                excess[g] = max(float(group_losses[name]) - self.reference[g], 0.0)
+        logits = np.log(self.alpha) + self.step_size * excess
+        alpha = np.exp(logits - logits.max())
+        self.alpha = alpha / alpha.sum()
+        weights = (1 - self.smoothing) * self.alpha + self.smoothing / len(self.groups)
+        return _normalized(weights, self.groups)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"alpha": self.alpha.tolist()}
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        self.alpha = np.array(state["alpha"], dtype=np.float64)
+
+
+def group_losses(
+    token_losses: Any, group_ids: Any, names: Sequence[str], *, all_reduce: bool = True
+) -> dict[str, float]:
+    """The mean loss of each group in a batch, from per-token losses (``cross_entropy(...,
+    reduction="none")``) and the batch's ``group_ids``; summed over every rank first when a
+    process group is initialized, so every rank decides the same weights. Padding (-1) and
+    ignored labels (loss 0 with a -1 group) are left out; a group with no token is absent.
+    """
+    import torch
+
+    ids = group_ids.reshape(-1).long()
+    losses = token_losses.reshape(-1).detach().double()
+    keep = ids >= 0
+    sums = torch.zeros(len(names), dtype=torch.float64).index_add_(0, ids[keep], losses[keep])
+    counts = torch.zeros(len(names), dtype=torch.float64).index_add_(
+        0, ids[keep], torch.ones_like(losses[keep])
+    )
+    return mean_losses(sums, counts, names, all_reduce=all_reduce)
+
+
+def mean_losses(
+    sums: Any, counts: Any, names: Sequence[str], *, all_reduce: bool = True
+) -> dict[str, float]:
+    """Each group's mean loss from the sums and token counts of its losses (float64 tensors),
+    summed over every rank first when a process group is initialized."""
+    import torch
+
+    if all_reduce:
+        import torch.distributed as dist
+
+        if dist.is_available() and dist.is_initialized():
+            both = torch.stack([sums, counts])
+            dist.all_reduce(both)
+            sums, counts = both[0], both[1]
+    return {
+        name: float(sums[g] / counts[g]) for g, name in enumerate(names) if float(counts[g]) > 0
+    }

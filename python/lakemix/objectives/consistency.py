@@ -1,0 +1,132 @@
+"""Consistency across sources: each source's value of a field against all sources of its language.
+
+Sources are compared within a language (a source of Finnish text is not expected to look like
+one of English text). For a language with at least two sources, each source with at least
+``min_documents`` documents of that language is judged; its deviation is
+
+- rate (a share of documents, e.g. with a URL): ``|p_source - p_all|`` in absolute terms,
+  so 0.01 is one percentage point;
+- mean (a per-document ratio, e.g. tokens per character): ``|m_source - m_all| / |m_all|``,
+  relative, so 0.01 is 1% of the mean;
+- distribution (e.g. the language score): the Kolmogorov-Smirnov distance
+  ``max_x |F_source(x) - F_all(x)|`` between the empirical distribution functions, so 0.01
+  means no cut point puts more than 1% of the documents on a different side.
+
+``_all`` is the pooled value over every source of the language, the judged source included.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from lakemix.objectives.config import ConsistencyField
+
+if TYPE_CHECKING:
+    import duckdb
+
+CLEAN = "marts.fct_clean_documents"
+REJECTIONS = "marts.fct_document_rejections"
+
+
+@dataclass(frozen=True)
+class SourceDeviation:
+    """One (language, source) of a field: its value, the language's pooled value, the gap."""
+
+    field: str
+    language: str
+    source_id: str
+    documents: int
+    value: float
+    pooled: float
+    deviation: float
+    passed: bool
+
+    def describe(self) -> str:
+        """``source oscar, language de: url_share 0.412 against 0.305 (deviation 0.107)``."""
+        return (
+            f"source {self.source_id}, language {self.language}: {self.field} "
+            f"{self.value:.4g} against {self.pooled:.4g} over all its sources "
+            f"(deviation {self.deviation:.4g})"
+        )
+
+
+def population_sql(spec: ConsistencyField) -> str:
+    """(language, source_id, value) per document the field is measured on."""
+    if spec.name == "duplicate_rate" and spec.kind == "rate":
+        # Of the documents that passed the rules: the share removed as duplicates.
+        return f"""
+            select language, source_id, 0.0 as value from {CLEAN}
+            union all
+            select language, source_id, 1.0 as value from {REJECTIONS}
+            where duplicate_of_document_id is not null
+        """
+    return f"""
+        select language, source_id, cast(({spec.expression}) as double) as value from {CLEAN}
+    """
+
+
+def _ks_distance(sample: np.ndarray[Any, Any], pooled: np.ndarray[Any, Any]) -> float:
+    """Largest gap between two empirical CDFs (both sorted), checked at every pooled value."""
+    points = pooled  # the sample's values are among the pooled ones
+    f_sample = np.searchsorted(sample, points, side="right") / len(sample)
+    f_pooled = np.searchsorted(pooled, points, side="right") / len(pooled)
+    return float(np.max(np.abs(f_sample - f_pooled)))
+
+
+def _groups(
+    conn: duckdb.DuckDBPyConnection, spec: ConsistencyField
+) -> dict[str, dict[str, np.ndarray[Any, Any]]]:
+    rows = conn.execute(
+        f"""
+        select language, source_id, list(value order by value)
+        from ({population_sql(spec)})
+        where value is not null and isfinite(value) and language is not null
+        group by all
+        order by all
+        """
+    ).fetchall()
+    grouped: dict[str, dict[str, np.ndarray[Any, Any]]] = {}
+    for language, source, values in rows:
+        grouped.setdefault(str(language), {})[str(source)] = np.asarray(values, dtype=float)
+    return grouped
+
+
+def deviations(
+    conn: duckdb.DuckDBPyConnection, spec: ConsistencyField, *, min_documents: int
+) -> list[SourceDeviation]:
+    """Every judged (language, source) of the field, largest deviation first.
+
+    Needs ``marts.fct_clean_documents`` (and for ``duplicate_rate``
+    ``marts.fct_document_rejections``) in the session.
+    """
+    found: list[SourceDeviation] = []
+    for language, sources in _groups(conn, spec).items():
+        if len(sources) < 2:
+            continue  # nothing to compare with
+        pooled = np.sort(np.concatenate(list(sources.values())))
+        for source, values in sources.items():
+            if len(values) < min_documents:
+                continue
+            if spec.kind == "distribution":
+                value, whole = float(np.median(values)), float(np.median(pooled))
+                deviation = _ks_distance(values, pooled)
+            else:
+                value, whole = float(values.mean()), float(pooled.mean())
+                gap = abs(value - whole)
+                deviation = gap if spec.kind == "rate" or whole == 0 else gap / abs(whole)
+            found.append(
+                SourceDeviation(
+                    field=spec.name,
+                    language=language,
+                    source_id=source,
+                    documents=len(values),
+                    value=value,
+                    pooled=whole,
+                    deviation=deviation,
+                    passed=deviation <= spec.max_deviation,
+                )
+            )
+    return sorted(found, key=lambda d: (-d.deviation, d.language, d.source_id))

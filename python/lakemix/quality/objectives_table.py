@@ -1,0 +1,111 @@
+"""The report's first section: each declared objective, measured now (or as released), with its
+values in earlier releases and, for completeness, in every build (meta.build_stats)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from lakemix.objectives.config import parse_objectives
+from lakemix.objectives.evaluate import accuracy, evaluate
+from lakemix.settings import Settings, project_root
+from lakemix.versions import builds
+from lakemix.versions.release import get_release, list_releases
+
+if TYPE_CHECKING:
+    import duckdb
+
+
+def _declared(tag: str | None, settings: Settings) -> tuple[dict[str, Any], list[str]]:
+    """(vars, mixes): a release's recorded vars and mix, or the project's vars merged with the
+    last build's --vars and every mix built."""
+    if tag is not None:
+        manifest = get_release(tag, settings)
+        return manifest["vars"], [manifest["mix"]]
+    root = project_root()
+    if root is None:
+        return {}, []
+    try:
+        cli_vars = builds.last_build(settings)["cli_vars"]
+    except builds.BuildStateError:
+        cli_vars = {}
+    return builds.project_vars(root, cli_vars), []
+
+
+def _built_mixes(conn: duckdb.DuckDBPyConnection) -> list[str]:
+    rows = conn.execute(
+        "select table_name from information_schema.tables where table_schema = 'marts' "
+        "and table_name like 'mix\\_%' escape '\\' and table_name not like '%\\_languages' "
+        "escape '\\' order by table_name"
+    ).fetchall()
+    return [str(r[0]).removeprefix("mix_") for r in rows]
+
+
+def _trend(tag: str | None, settings: Settings) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """Per (objective, name): measured value in each release (up to ``tag``), oldest first."""
+    trend: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for manifest in list_releases(settings):
+        for result in (manifest.get("objectives") or {}).get("results", []):
+            key = (result["objective"], result["name"])
+            trend.setdefault(key, []).append(
+                {"tag": manifest["tag"], "measured": result["measured"], "passed": result["passed"]}
+            )
+        if manifest["tag"] == tag:
+            break
+    return trend
+
+
+def _build_trend(conn: duckdb.DuckDBPyConnection) -> dict[str, list[dict[str, Any]]]:
+    """Per completeness column: its null share in each build (meta.build_stats), oldest first."""
+    present = conn.execute(
+        "select count(*) from information_schema.tables "
+        "where table_schema = 'meta' and table_name = 'build_stats'"
+    ).fetchone()
+    if not present or not present[0]:
+        return {}
+    rows = conn.execute(
+        "select dimension, recorded_at, value from meta.build_stats "
+        "where metric = 'missing_fraction' order by recorded_at"
+    ).fetchall()
+    trend: dict[str, list[dict[str, Any]]] = {}
+    for dimension, recorded_at, value in rows:
+        trend.setdefault(str(dimension), []).append(
+            {"recorded_at": str(recorded_at), "measured": float(value)}
+        )
+    return trend
+
+
+def objective_rows(
+    conn: duckdb.DuckDBPyConnection, *, tag: str | None, settings: Settings
+) -> list[dict[str, Any]]:
+    """Every declared objective: target, measured, passed, severity, detail and its trend.
+
+    At a tag the release's own record is shown as it was (with the override reason, if any);
+    now, the objectives are measured on ``conn``, accuracy for every built mix.
+    """
+    trend = _trend(tag, settings)
+    builds_trend = _build_trend(conn)
+    if tag is not None:
+        recorded = get_release(tag, settings).get("objectives") or {}
+        results = list(recorded.get("results", []))
+        reason = recorded.get("accepted_unvalidated")
+    else:
+        variables, _ = _declared(None, settings)
+        objectives = parse_objectives(variables)
+        measured = evaluate(conn, objectives)
+        for mix in _built_mixes(conn):
+            found = accuracy(conn, objectives, mix=mix)
+            if found is not None:
+                measured.append(found[0])
+        results = [r.as_dict() for r in measured]
+        reason = None
+    rows = []
+    for result in results:
+        history = trend.get((result["objective"], result["name"]), [])
+        detail = result["detail"]
+        if result["objective"] == "accuracy" and reason:
+            detail += f"; released with --accept-unvalidated: {reason}"
+        per_build = (
+            builds_trend.get(result["name"], []) if result["objective"] == "completeness" else []
+        )
+        rows.append({**result, "detail": detail, "trend": history, "build_trend": per_build})
+    return rows

@@ -1,0 +1,190 @@
+"""Bring the search index up to date with a relation of documents, paying for changed rows only.
+
+The index folder holds, beside Tantivy's files, ``lakemix_documents.parquet``: the id and a
+fingerprint (a hash of every column but the text) of each document the index holds. A build
+compares the relation's ids and fingerprints with it (DuckDB reads those small columns only):
+
+* a document that is new, or whose fingerprint changed (it moved between kept and rejected,
+  its rules or duplicate changed), is (re-)added: its row, text included, is read and indexed;
+* a document that is gone from the relation, or changed, is deleted by its id.
+
+Tantivy writes the additions as new segments and merges segments in the background (its log
+merge policy), so a build costs what changed, not the corpus. Every added document is deleted
+by id first, so a build that stopped between Tantivy's commit and the fingerprint file is
+repaired by the next one (nothing is indexed twice). Memory is bounded by ``heap_bytes`` (the
+writer's indexing buffer, flushed to a segment when full) and ``batch_rows`` (rows read from
+DuckDB at a time), not by the corpus.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lakemix.search.index import COLUMNS, SearchIndexError, open_index
+
+if TYPE_CHECKING:
+    import duckdb
+    import tantivy
+
+STATE_FILE = "lakemix_documents.parquet"
+# Every column of the relation but the key and the text: a change in any re-indexes the document.
+FINGERPRINT_COLUMNS = tuple(c for c in COLUMNS if c not in ("score", "document_id", "text"))
+MIN_HEAP_BYTES = 15_000_000  # Tantivy needs at least 15 MB for a one-thread writer.
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    """What a sync changed.
+
+    Attributes:
+        documents: Documents in the index afterwards.
+        added: Documents (re-)indexed by this sync.
+        deleted: Documents deleted (gone or changed; a changed one is also in ``added``).
+        segments: Index segments afterwards.
+        rebuilt: The index was made from scratch (none yet, or asked for).
+    """
+
+    documents: int
+    added: int
+    deleted: int
+    segments: int
+    rebuilt: bool
+
+
+def _fingerprint_sql(relation_sql: str) -> str:
+    columns = ", ".join(FINGERPRINT_COLUMNS)
+    return f"select document_id, hash({columns}) as fingerprint from ({relation_sql}) as documents"
+
+
+def _document(row: dict[str, Any]) -> tantivy.Document:
+    """A relation row as an index document (nulls left out; lists joined by commas)."""
+    import tantivy
+
+    doc = tantivy.Document()
+    for name, value in row.items():
+        if value is None:
+            continue
+        if name == "ingested_at":
+            doc.add_integer("ingested_at_us", int(value.timestamp() * 1_000_000))
+        elif name == "failed_rule_names":
+            if value:
+                doc.add_text(name, ",".join(value))
+        elif name == "is_clean":
+            doc.add_boolean(name, bool(value))
+        elif name == "language_score":
+            doc.add_float(name, float(value))
+        elif name == "file_offset":
+            doc.add_integer(name, int(value))
+        else:
+            doc.add_text(name, str(value))
+    return doc
+
+
+def _rows(result: duckdb.DuckDBPyConnection, batch_rows: int) -> Iterator[dict[str, Any]]:
+    reader = result.to_arrow_reader(batch_rows)
+    for batch in reader:
+        yield from batch.to_pylist()
+
+
+def _literal(path: Path) -> str:
+    return "'" + str(path).replace("'", "''") + "'"
+
+
+def _count(conn: duckdb.DuckDBPyConnection, table: str) -> int:
+    row = conn.execute(f"select count(*) from {table}").fetchone()
+    return int(row[0]) if row else 0
+
+
+def _writer(index: tantivy.Index, heap_bytes: int, path: Path) -> tantivy.IndexWriter:
+    try:
+        return index.writer(max(heap_bytes, MIN_HEAP_BYTES), 1)
+    except ValueError as exc:
+        raise SearchIndexError(
+            f"cannot write the search index at {path} ({exc}): is another `dbt build` running?"
+        ) from None
+
+
+def sync_index(
+    conn: duckdb.DuckDBPyConnection,
+    relation_sql: str,
+    path: Path,
+    *,
+    heap_bytes: int = 128_000_000,
+    batch_rows: int = 2_000,
+    rebuild: bool = False,
+) -> SyncResult:
+    """Make the index at ``path`` hold exactly the rows of ``relation_sql``.
+
+    Args:
+        conn: DuckDB connection that can read ``relation_sql``.
+        relation_sql: A query with the columns of ``search.search_documents`` (``document_id``,
+            ``text`` and ``FINGERPRINT_COLUMNS``), one row per document.
+        path: The index folder (made when missing).
+        heap_bytes: Indexing buffer of the writer (memory), at least 15 MB.
+        batch_rows: Rows read from DuckDB at a time.
+        rebuild: Drop the index and index every row.
+
+    Raises:
+        SearchIndexError: The index is locked by another writer or cannot be opened.
+    """
+    if batch_rows < 1:
+        raise ValueError(f"batch_rows must be at least 1, got {batch_rows}")
+    state = path / STATE_FILE
+    rebuilt = rebuild or not state.is_file() or not (path / "meta.json").is_file()
+    if rebuilt and path.exists():
+        shutil.rmtree(path)
+    index = open_index(path, create=True)
+
+    conn.execute(
+        f"create or replace temp table search_sync_now as {_fingerprint_sql(relation_sql)}"
+    )
+    previous = "select * from search_sync_now limit 0" if rebuilt else f"from {_literal(state)}"
+    conn.execute(f"create or replace temp table search_sync_before as {previous}")
+    conn.execute(
+        "create or replace temp table search_sync_added as "
+        "select document_id from search_sync_now anti join search_sync_before "
+        "using (document_id, fingerprint)"
+    )
+    added_count = _count(conn, "search_sync_added")
+    writer = _writer(index, heap_bytes, path)
+    deleted = 0
+    gone = conn.execute(
+        "select document_id from search_sync_before anti join search_sync_now "
+        "using (document_id, fingerprint)"
+    )
+    for row in _rows(gone, batch_rows):
+        writer.delete_documents_by_term("document_id", row["document_id"])
+        deleted += 1
+    if added_count:
+        rows = (
+            f"select * from ({relation_sql}) as documents"
+            if rebuilt
+            else f"select * from ({relation_sql}) as documents "
+            "semi join search_sync_added using (document_id)"
+        )
+        for row in _rows(conn.execute(rows), batch_rows):
+            if not rebuilt:
+                writer.delete_documents_by_term("document_id", row["document_id"])
+            writer.add_document(_document(row))
+    writer.commit()
+    writer.wait_merging_threads()
+
+    temporary = path / (STATE_FILE + ".tmp")
+    conn.execute(f"copy search_sync_now to {_literal(temporary)} (format parquet)")
+    os.replace(temporary, state)
+    for table in ("search_sync_now", "search_sync_before", "search_sync_added"):
+        conn.execute(f"drop table {table}")
+    index.reload()
+    searcher = index.searcher()
+    return SyncResult(
+        documents=searcher.num_docs,
+        added=added_count,
+        deleted=deleted,
+        segments=searcher.num_segments,
+        rebuilt=rebuilt,
+    )

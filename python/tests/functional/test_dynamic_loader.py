@@ -1,0 +1,187 @@
+"""A dynamic mix on a real release: weights set online, exact and elastic resume, lineage."""
+
+from __future__ import annotations
+
+import subprocess
+from collections import Counter
+from pathlib import Path
+from typing import Any
+from unittest.mock import ANY
+
+import orjson
+import pytest
+import torch
+
+from lakemix.loader import MixLoader
+from lakemix.loader.runs import format_run, read_run_record, run_documents
+from lakemix.loader.trainers import record_run
+from lakemix.settings import Settings
+from tests.conftest import BIN, ROOT
+from tests.conftest import run as run_command
+
+MIX = "demo_unimax"
+
+
+def loader(settings: Settings, **options: Any) -> MixLoader:
+    defaults = {"mix": MIX, "tag": "v1", "seq_len": 32, "batch_size": 2, "seed": 5}
+    return MixLoader(settings=settings, groups="language", **{**defaults, **options})
+
+
+def scripted(names: tuple[str, ...], step: int) -> dict[str, float] | None:
+    """A policy that reacts to steps as a loss-driven one would: new weights every 7 steps."""
+    if step % 7:
+        return None
+    lead = names[(step // 7) % len(names)]
+    rest = 0.5 / (len(names) - 1)
+    return {n: 0.5 if n == lead else rest for n in names}
+
+
+def run(mix: MixLoader, steps: int) -> list[dict[str, Any]]:
+    """``steps`` batches, setting the scripted weights for the next step after each."""
+    out: list[dict[str, Any]] = []
+    for batch in mix:
+        out.append(batch)
+        weights = scripted(mix.group_names, mix.step)
+        if weights is not None:
+            mix.set_weights(weights, at_step=mix.step)
+        if len(out) == steps:
+            return out
+    raise AssertionError("a dynamic mix's batches do not end")
+
+
+def same(left: list[dict[str, Any]], right: list[dict[str, Any]]) -> bool:
+    return len(left) == len(right) and all(
+        a["document_ids"] == b["document_ids"]
+        and all(torch.equal(a[k], b[k]) for k in a if k != "document_ids")
+        for a, b in zip(left, right, strict=True)
+    )
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_kill_and_resume_with_weight_changes_is_bit_exact(release: Settings, workers: int) -> None:
+    extra = ("group_ids", "segment_ids")
+    whole = run(loader(release, num_workers=workers, extra_fields=extra), 40)
+    first = loader(release, num_workers=workers, extra_fields=extra)
+    head = run(first, 18)  # changes at 7 and 14 before the cut, 21, 28 and 35 after it
+    state = first.state_dict()
+    assert [c[0] for c in state["weights"]["changes"]] == [7, 14]
+    resumed = loader(release, num_workers=workers, extra_fields=extra)
+    resumed.load_state_dict(state)
+    tail = run(resumed, 22)
+    assert same(head + tail, whole)
+    assert not same(run_plain(loader(release), 40), whole)  # the weights made a difference
+
+
+def test_group_ids_name_each_tokens_group(release: Settings) -> None:
+    mix = loader(release, extra_fields=("group_ids", "segment_ids"))
+    names = mix.group_names
+    store = mix.store
+    rows = {store.document_id(r): r for r in range(len(store))}
+    batch = next(iter(mix))
+    for row in range(2):
+        for token in range(32):
+            document = batch["document_ids"][row][int(batch["segment_ids"][row, token])]
+            group = names[int(batch["group_ids"][row, token])]
+            assert store.language(rows[document]) == group
+
+
+def test_weights_steer_the_groups(release: Settings) -> None:
+    mix = loader(release, extra_fields=("group_ids",))
+    only = mix.group_names[0]
+    mix.set_weights({only: 1.0}, at_step=0)
+    batches = run_plain(mix, 10)
+    seen = Counter(int(g) for b in batches for g in b["group_ids"].flatten())
+    assert set(seen) <= {0, -1}
+    with pytest.raises(ValueError, match="step 0 was handed out already"):
+        mix.set_weights({only: 1.0}, at_step=0)
+    with pytest.raises(ValueError, match="unknown group"):
+        mix.set_weights({"xx": 1.0})
+    with pytest.raises(ValueError, match="must sum to 1"):
+        mix.set_weights({only: 0.5})
+
+
+def run_plain(mix: MixLoader, steps: int) -> list[dict[str, Any]]:
+    out = []
+    for batch in mix:
+        out.append(batch)
+        if len(out) == steps:
+            return out
+    raise AssertionError("a dynamic mix's batches do not end")
+
+
+def test_elastic_resume_reads_every_started_group_epoch_on(release: Settings) -> None:
+    two = [loader(release, rank=r, world_size=2) for r in (0, 1)]
+    for mix in two:
+        run_plain(mix, 12)
+    states = [m.state_dict() for m in two]
+    one = loader(release, rank=0, world_size=1)
+    one.load_state_dict(states)
+    assert one.step == 12
+    batches = run_plain(one, 5)
+    assert all(b["input_ids"].shape == (2, 32) for b in batches)
+    assert one.state_dict()["firsts"] is not None
+
+
+def test_run_record_and_lineage_of_a_dynamic_run(release: Settings, tmp_path: Path) -> None:
+    mix = loader(release)
+    batches = run(mix, 15)
+    record_run(mix, tmp_path, [mix.state_dict()], {"steps": 15})
+    record = read_run_record(tmp_path)
+    assert record["groups_by"] == "language"
+    assert [row["step"] for row in record["weights_trajectory"]] == [0, 7, 14]
+    assert set(record["group_epochs"]) == set(mix.group_names)
+    _, documents = run_documents(tmp_path, release)
+    read = {d for b in batches for row in b["document_ids"] for d in row}
+    assert {d for d, _, _ in documents} == read
+    assert sum(n for _, _, n in documents) == record["samples_seen"] == mix.state_dict()["draws"]
+    text = format_run(tmp_path, release)
+    assert "groups by language, epochs read:" in text
+    assert "weights from step 7" in text
+
+
+def test_train_tiny_with_odm_resumes_exactly(release: Settings, tmp_path: Path) -> None:
+    script = [str(BIN / "python"), str(ROOT / "examples" / "train_tiny.py"), "--tag", "v1"]
+    common = ["--steps", "16", "--checkpoint-every", "6", "--seq-len", "32", "--batch-size", "4"]
+    common += ["--policy", "exp3", "--update-every", "4", "--num-workers", "0"]
+    env = {"LAKEMIX_PRINT_FINAL_LOSS": "1", "LAKEMIX_HOME": str(release.home)}
+    # with mlflow installed, train_tiny logs the manifest: to a folder of the test
+    env |= {
+        "MLFLOW_TRACKING_URI": (tmp_path / "mlruns").as_uri(),
+        "MLFLOW_ALLOW_FILE_STORE": "true",
+    }
+    cut, whole = tmp_path / "cut", tmp_path / "whole"
+    command(["--out", str(cut), "--stop-after", "6"], script, common, env)
+    resumed = command(["--out", str(cut), "--resume"], script, common, env)
+    straight = command(["--out", str(whole)], script, common, env)
+    assert "resumed at step 6" in resumed.stdout
+    final = [line for line in resumed.stdout.splitlines() if line.startswith("final loss")]
+    assert final and final[0] in straight.stdout.splitlines()  # bit for bit the same model
+    record = orjson.loads((cut / "run.json").read_bytes())
+    assert record == {**orjson.loads((whole / "run.json").read_bytes()), "written_at": ANY}
+    assert [row["step"] for row in record["weights_trajectory"]] == [0, 4, 8, 12]
+    assert record["policy"] == "exp3" and set(record["group_losses"]) <= set(record["group_epochs"])
+
+
+def command(
+    args: list[str], script: list[str], common: list[str], env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    return run_command([*script, *args, *common], extra_env=env)
+
+
+def test_two_ranks_set_the_same_weights_at_the_same_steps(
+    release: Settings, tmp_path: Path
+) -> None:
+    torchrun = [str(BIN / "torchrun"), "--standalone", "--nproc-per-node", "2"]
+    script = [*torchrun, str(ROOT / "examples" / "train_tiny.py"), "--tag", "v1"]
+    common = ["--steps", "9", "--checkpoint-every", "9", "--seq-len", "32", "--batch-size", "4"]
+    common += ["--policy", "exp3", "--update-every", "3", "--num-workers", "0"]
+    env = {"LAKEMIX_HOME": str(release.home), "MLFLOW_ALLOW_FILE_STORE": "true"}
+    env["MLFLOW_TRACKING_URI"] = (tmp_path / "mlruns").as_uri()
+    run_command([*script, "--out", str(tmp_path / "run"), *common], extra_env=env, timeout=600)
+    record = orjson.loads((tmp_path / "run" / "run.json").read_bytes())
+    histories = [state["weights"]["changes"] for state in record["loader"]]
+    assert len(histories) == 2 and histories[0] == histories[1]  # all-reduced losses
+    assert [change[0] for change in histories[0]] == [3, 6, 9]
+    assert record["loader"][0]["draws"] != record["loader"][1]["draws"] or (
+        record["loader"][0]["items"] != record["loader"][1]["items"]
+    )  # two shares of the groups

@@ -1,0 +1,139 @@
+"""DynamicPlanner on synthetic documents: shares, determinism, resume, caps, every item once."""
+
+from __future__ import annotations
+
+import warnings
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import pytest
+
+from lakemix.loader.dynamic import DynamicPlanner, GroupsExhausted
+from lakemix.loader.groups import GroupStream
+from lakemix.loader.planner import BatchPlan
+from lakemix.loader.weights import Change, WeightHistory
+from lakemix.mix.schedule import WeightSchedule
+
+RNG = np.random.default_rng(0)
+LENGTHS = RNG.integers(3, 40, size=60).astype(np.int64)
+KEYS = np.array([(i * 0x9E3779B97F4A7C15 + 11) % 2**64 for i in range(60)], dtype=np.uint64)
+REPEATS = np.ones(60, dtype=np.int64)
+GROUPS = np.array([0] * 40 + [1] * 15 + [2] * 5)  # a big, a middle and a small group
+NAMES = ("big", "mid", "small")
+
+
+def planner(history: WeightHistory | None = None, **options: Any) -> DynamicPlanner:
+    rank, world = options.pop("rank", 0), options.pop("world_size", 1)
+    repeats = options.pop("repeats", REPEATS)
+    streams = [
+        GroupStream(np.flatnonzero(g == GROUPS), KEYS, repeats, rank=rank, world_size=world, seed=3)
+        for g in range(3)
+    ]
+    history = history or WeightHistory(NAMES, (0.5, 0.3, 0.2))
+    defaults = {"seq_len": 8, "batch_size": 2, "seed": 3, "max_epochs": 1000.0}
+    return DynamicPlanner(
+        streams=streams,
+        lengths=LENGTHS,
+        history=history,
+        rank=rank,
+        world_size=world,
+        **{**defaults, **options},
+    )
+
+
+def take(node: DynamicPlanner, n: int) -> list[BatchPlan]:
+    return [next(node) for _ in range(n)]
+
+
+def same(a: list[BatchPlan], b: list[BatchPlan]) -> bool:
+    return len(a) == len(b) and all(
+        np.array_equal(x.pieces, y.pieces) and x.state == y.state for x, y in zip(a, b, strict=True)
+    )
+
+
+def group_tokens(plans: list[BatchPlan]) -> Counter[int]:
+    counts: Counter[int] = Counter()
+    for plan in plans:
+        for _w, _row, start, stop, group in plan.pieces.tolist():
+            counts[group] += stop - start
+    return counts
+
+
+def test_shares_follow_the_weights_and_change_when_told() -> None:
+    history = WeightHistory(NAMES, (0.8, 0.1, 0.1)).with_change(Change(100, 1600, (0.1, 0.1, 0.8)))
+    plans = take(planner(history), 200)  # 16 tokens a step: the change at step 100
+    before, after = group_tokens(plans[:100]), group_tokens(plans[100:])
+    assert before[0] > 3 * before[2]
+    assert after[2] > 3 * after[0]
+    assert [p.state["step"] for p in plans[:3]] == [1, 2, 3]
+
+
+def test_plans_do_not_depend_on_how_far_ahead_they_are_made() -> None:
+    schedule = WeightSchedule(
+        rows=((0, {"big": 1.0}), (800, {"small": 0.5, "mid": 0.5})), interpolation="linear"
+    )
+    history = WeightHistory(NAMES, (1.0, 0.0, 0.0), schedule)
+    assert same(take(planner(history), 120), take(planner(history, ahead=1), 120))
+    assert not same(take(planner(history), 120), take(planner(history, seed=4), 120))
+
+
+def test_resume_from_any_state_is_exact_with_changes_before_and_after() -> None:
+    history = (
+        WeightHistory(NAMES, (0.6, 0.3, 0.1))
+        .with_change(Change(20, 320, (0.2, 0.2, 0.6)))
+        .with_change(Change(70, 1120, (0.0, 0.5, 0.5)))
+    )
+    whole = take(planner(history), 150)
+    for cut in (1, 19, 20, 45, 69, 70, 71, 120):
+        resumed = planner(history, start=whole[cut - 1].state)
+        resumed.reset(None)
+        assert same(take(resumed, 150 - cut), whole[cut:]), cut
+
+
+def reads(plans: list[BatchPlan], group: int) -> list[int]:
+    """The rows of ``group`` whose reading starts in the plans, in order (a piece ``[0, 1)``
+    is only the label at a window's end: the document starts in the next window)."""
+    return [
+        row
+        for p in plans
+        for _w, row, start, stop, g in p.pieces.tolist()
+        if g == group and start == 0 and stop > 1
+    ]
+
+
+def test_each_group_epoch_reads_every_item_once_over_the_ranks() -> None:
+    small = sorted(np.flatnonzero(GROUPS == 2).tolist())
+    one = reads(take(planner(), 300), 2)
+    assert len(one) > 3 * len(small)
+    for k in range(0, len(one) - len(small), len(small)):
+        assert sorted(one[k : k + len(small)]) == small
+    two = [reads(take(planner(rank=r, world_size=2), 300), 2) for r in (0, 1)]
+    counts = (3, 2)  # of the 5 samples of an epoch, rank 0 reads 3, rank 1 reads 2
+    epochs = min(len(two[r]) // counts[r] for r in (0, 1))
+    assert epochs > 2
+    for e in range(epochs):
+        both = two[0][e * 3 : e * 3 + 3] + two[1][e * 2 : e * 2 + 2]
+        assert sorted(both) == small
+
+
+def test_a_capped_group_stops_and_its_weight_goes_elsewhere() -> None:
+    history = WeightHistory(NAMES, (0.0, 0.0, 1.0))
+    with pytest.raises(GroupsExhausted, match="max_epochs 2"):
+        take(planner(history, cap=True, max_epochs=2.0), 100)
+    history = WeightHistory(NAMES, (0.5, 0.0, 0.5))
+    plans = take(planner(history, cap=True, max_epochs=1.0), 40)  # 640 of 945 tokens
+    small = sum(LENGTHS[GROUPS == 2])
+    read = {
+        (row, t)
+        for p in plans
+        for _w, row, a, b, g in p.pieces.tolist()
+        if g == 2
+        for t in range(a, b)
+    }
+    assert len(read) == small  # read once, whole
+    assert group_tokens(plans[-10:])[2] == 0  # then only the big group
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        take(planner(history, max_epochs=1.0), 100)
+    assert any("group 'small' is read in its epoch 2" in str(w.message) for w in caught)
