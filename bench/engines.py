@@ -1,6 +1,7 @@
-"""bench/engines: the same dbt project on DuckDB and on Spark local[2], over the same catalog.
+"""bench/engines: the same dbt project on DuckDB, Spark local[2] and a Spark standalone cluster.
 
 Usage: .venv/bin/python bench/engines.py [--docs 100000] [--seed 0] [--keep]
+       [--master spark://127.0.0.1:7077]
 
 Corpus: ``bench/corpus.py`` (cached in ``bench/out/corpus-<N>``), ingested once into a fresh
 temporary lakehouse. Then, each a command a user types:
@@ -8,13 +9,17 @@ temporary lakehouse. Then, each a command a user types:
 1. DuckDB: ``dbt build`` and ``lakemix mix build demo_unimax``;
 2. Spark: ``lakemix spark dbt build --full-refresh`` (every model recomputed from the raw
    table, into new snapshots of the same Iceberg tables) and
-   ``lakemix mix build demo_unimax --engine spark``.
+   ``lakemix mix build demo_unimax --engine spark``, on ``local[2]``;
+3. with ``--master``, the same on the standalone cluster of ``scripts/spark-cluster.sh``
+   (started first: a master and two workers of one core).
 
 For each: wall seconds, documents per second, and peak memory, the largest sum of the RSS of
 the command's whole process tree (dbt and DuckDB; or Python, the JVM and the pandas-UDF
-workers), sampled every 0.2 s. Both builds' fingerprints (clean set, clusters, mix checksum)
-must agree. Last, a sizing estimate for 1 TB and 10 TB of text from the measured Spark
-throughput per core. The machine has 2 shared cores: compare the ratios of one invocation.
+workers), sampled every 0.2 s; on the cluster, the executor JVMs (and their Python workers)
+count too, and "largest" is the largest one tree (the driver's, or one executor's). Every
+build's fingerprints (clean set, clusters, mix checksum) must agree with DuckDB's. Last, a
+sizing estimate for 1 TB and 10 TB of text from the measured Spark local[2] throughput per
+core. The machine has 2 shared cores: compare the ratios of one invocation.
 """
 
 from __future__ import annotations
@@ -38,12 +43,14 @@ from mix import BIN, ROOT, Lakehouse
 
 MIX = "demo_unimax"
 SPARK_CORES = 2  # local[2]
+CLUSTER_CORES = 2  # scripts/spark-cluster.sh: two workers of one core
 
 
 @dataclass(frozen=True)
 class Run:
     seconds: float
     peak_bytes: int
+    largest_bytes: int  # the largest tree: the driver's, or one executor's
 
 
 def tree_rss(process: psutil.Process) -> int:
@@ -54,23 +61,39 @@ def tree_rss(process: psutil.Process) -> int:
     return total
 
 
-def measured(house: Lakehouse, *commands: list[str]) -> Run:
-    """Run ``commands`` in turn (stopping the bench on a failure); time and peak tree RSS."""
-    peak = 0
+def executors() -> list[psutil.Process]:
+    """The executor JVMs the standalone workers launched."""
+    found = []
+    for process in psutil.process_iter(["cmdline"]):
+        if "CoarseGrainedExecutorBackend" in " ".join(process.info["cmdline"] or []):
+            found.append(process)
+    return found
+
+
+def measured(house: Lakehouse, *commands: list[str], env: dict[str, str] | None = None) -> Run:
+    """Run ``commands`` in turn (stopping the bench on a failure); time and peak tree RSS
+    (with ``LAKEMIX_SPARK_MASTER`` in ``env``, the cluster's executors' trees added)."""
+    peak = largest = 0
+    cluster = bool(env and not env.get("LAKEMIX_SPARK_MASTER", "local").startswith("local"))
     start = time.perf_counter()
     with house.log.open("ab") as log:
         for cmd in commands:
             log.write(f"\n$ {' '.join(cmd)}\n".encode())
             log.flush()
-            proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=log)
+            proc = subprocess.Popen(
+                cmd, cwd=ROOT, stdout=log, stderr=log, env={**os.environ, **(env or {})}
+            )
             watched = psutil.Process(proc.pid)
             done = threading.Event()
 
             def sample(watched: psutil.Process = watched, done: threading.Event = done) -> None:
-                nonlocal peak
+                nonlocal peak, largest
                 while not done.wait(0.2):
                     try:
-                        peak = max(peak, tree_rss(watched))
+                        roots = [watched, *(executors() if cluster else [])]
+                        sizes = [tree_rss(root) for root in roots]
+                        peak = max(peak, sum(sizes))
+                        largest = max(largest, *sizes)
                     except psutil.Error:
                         return
 
@@ -81,7 +104,7 @@ def measured(house: Lakehouse, *commands: list[str]) -> Run:
             sampler.join()
             if code != 0:
                 raise house.fail(" ".join(cmd))
-    return Run(time.perf_counter() - start, peak)
+    return Run(time.perf_counter() - start, peak, largest)
 
 
 def corpus_text_bytes() -> tuple[int, int]:
@@ -105,6 +128,7 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=0, help="corpus seed")
     parser.add_argument("--keep", action="store_true", help="keep the temporary lakehouse")
+    parser.add_argument("--master", help="also build on this Spark standalone cluster")
     args = parser.parse_args()
 
     from lakemix.spark.parity import CLEAN, CLUSTERS, current_snapshots, fingerprint
@@ -131,13 +155,29 @@ def main() -> None:
         )
         spark_print = fingerprint(current_snapshots(tables), mix=MIX)
         differences = spark_print.differences(duck_print)
+        runs = [("DuckDB", duck, 2), ("Spark local[2]", spark, SPARK_CORES)]
+        if args.master:
+            cluster = measured(
+                house,
+                [lakemix, "spark", "dbt", "build", "--full-refresh"],
+                [lakemix, "mix", "build", MIX, "--engine", "spark"],
+                env={"LAKEMIX_SPARK_MASTER": args.master},
+            )
+            cluster_differences = fingerprint(current_snapshots(tables), mix=MIX).differences(
+                duck_print
+            )
+            differences += [f"{part} (cluster)" for part in cluster_differences]
+            runs.append(("Spark cluster", cluster, CLUSTER_CORES))
 
-        print(f"{'engine':<16} {'seconds':>9} {'docs/s':>9} {'docs/s/core':>12} {'peak RSS':>10}")
-        for name, run, cores in (("DuckDB", duck, 2), ("Spark local[2]", spark, SPARK_CORES)):
+        print(
+            f"{'engine':<16} {'seconds':>9} {'docs/s':>9} {'docs/s/core':>12} {'peak RSS':>10}"
+            f" {'largest':>10}"
+        )
+        for name, run, cores in runs:
             rate = documents / run.seconds
             print(
                 f"{name:<16} {run.seconds:9.1f} {rate:9.1f} {rate / cores:12.1f} "
-                f"{run.peak_bytes / 2**30:8.2f} GiB"
+                f"{run.peak_bytes / 2**30:6.2f} GiB {run.largest_bytes / 2**30:6.2f} GiB"
             )
         print(
             f"Spark / DuckDB: {spark.seconds / duck.seconds:.2f}x the time, "

@@ -84,6 +84,22 @@ def mlflow_uri() -> str:
     return service_variable("LAKEMIX_TEST_MLFLOW_URI")
 
 
+@pytest.fixture(scope="session")
+def spark_master() -> str:
+    """URL of the Spark standalone cluster (a master, two workers) that
+    scripts/services.d/30-spark-cluster.sh starts: ``LAKEMIX_TEST_SPARK_MASTER``."""
+    import socket
+    from urllib.parse import urlsplit
+
+    url = service_variable("LAKEMIX_TEST_SPARK_MASTER")  # services.d/30-spark-cluster.sh
+    parts = urlsplit(url)
+    try:
+        socket.create_connection((parts.hostname, parts.port or 7077), timeout=5).close()
+    except OSError as exc:
+        pytest.fail(f"no Spark master answers at {url} ({exc}): run scripts/spark-cluster.sh start")
+    return url
+
+
 @pytest.fixture
 def pg_lakehouse(
     lakehouse: Settings, pg_server_uri: str, monkeypatch: pytest.MonkeyPatch

@@ -77,6 +77,62 @@ band_index as (
     from minhashed
 ),
 
+{%- set band_salts = lakemix.band_salts() | int %}
+{%- if band_salts > 1 %}
+
+{#- Spark: the pairs of one band key are one join task, and a key shared by many documents
+    (boilerplate) would make it a straggler. The keys of more than lakemix_spark_hot_band_rows
+    documents are salted: each document's row takes one of band_salts salts (by its hash),
+    each new key's row is repeated once per salt, and the join matches salts too, so the
+    pairs of a hot key are found by band_salts tasks; other keys keep salt 0, unrepeated. -#}
+hot_band_keys as (
+    select band_key
+    from band_index
+    group by band_key
+    having count(*) > {{ var('lakemix_spark_hot_band_rows') }}
+),
+
+new_band_keys_salted as (
+    select
+        new_band_keys.content_hash,
+        new_band_keys.band_key,
+        {{ lakemix.explode(
+            'case when hot_band_keys.band_key is null then array(0) else sequence(0, '
+            ~ (band_salts - 1) ~ ') end'
+        ) }} as band_salt
+    from new_band_keys
+    left join hot_band_keys
+        on new_band_keys.band_key = hot_band_keys.band_key
+),
+
+band_index_salted as (
+    select
+        band_index.content_hash,
+        band_index.band_key,
+        case
+            when hot_band_keys.band_key is null then 0
+            else pmod(hash(band_index.content_hash), {{ band_salts }})
+        end as band_salt
+    from band_index
+    left join hot_band_keys
+        on band_index.band_key = hot_band_keys.band_key
+),
+
+{#- A pair of two new hashes is found from both sides: distinct keeps one. -#}
+candidate_pairs as (
+    select distinct
+        least(new_band_keys.content_hash, band_index.content_hash) as content_hash_a,
+        greatest(new_band_keys.content_hash, band_index.content_hash) as content_hash_b
+    from new_band_keys_salted as new_band_keys
+    inner join band_index_salted as band_index
+        on
+            new_band_keys.band_key = band_index.band_key
+            and new_band_keys.band_salt = band_index.band_salt
+            and new_band_keys.content_hash != band_index.content_hash
+),
+
+{%- else %}
+
 {#- A pair of two new hashes is found from both sides: distinct keeps one. -#}
 candidate_pairs as (
     select distinct
@@ -88,6 +144,8 @@ candidate_pairs as (
             new_band_keys.band_key = band_index.band_key
             and new_band_keys.content_hash != band_index.content_hash
 ),
+
+{%- endif %}
 
 {%- if var('lakemix_dedup_verify') %}
 

@@ -1,12 +1,14 @@
 {#- One row per document kept by the quality filters: its duplicate cluster (connected
-    components of int_duplicate_edges, computed by the lakemix_connected_components UDF), and
+    components of int_duplicate_edges: lakemix.connected_components), and
     whether it is the one document its cluster keeps: the earliest ingested, then the smallest
     document_id. The same input gives the same clusters whatever the order or thread count:
-    node numbers follow document_id, and a component's label is its smallest node.
+    a component's label is its smallest node (DuckDB numbers nodes in document_id order).
 
     Only the documents on an edge can share a cluster (a few percent of them): components,
     sizes and kept documents are computed over those, and every other kept document is its
     own cluster of one, without a sort or a join of the whole corpus. -#}
+{#- Spark computes the components in round tables beside this model: dropped once it is built. -#}
+{{ config(post_hook="{{ lakemix.drop_connected_components() }}") }}
 
 with
 
@@ -33,64 +35,29 @@ linked as (
     select document_id_b as document_id from edges
 ),
 
-nodes as (
-    select
-        document_id,
-        row_number() over (order by document_id) - 1 as node
-    from linked
-),
-
-edges_numbered as (
-    select
-        node_a.node as node_a,
-        node_b.node as node_b
-    from edges
-    inner join nodes as node_a
-        on edges.document_id_a = node_a.document_id
-    inner join nodes as node_b
-        on edges.document_id_b = node_b.document_id
-),
-
-component_labels as (
-    select
-        lakemix_connected_components(
-            (select count(*) from nodes),
-            coalesce(
-                (select {{ lakemix.ordered_list('node_a', ['node_a', 'node_b']) }} from edges_numbered),
-                {{ lakemix.list_of([], 'bigint') }}
-            ),
-            coalesce(
-                (select {{ lakemix.ordered_list('node_b', ['node_a', 'node_b']) }} from edges_numbered),
-                {{ lakemix.list_of([], 'bigint') }}
-            )
-        ) as labels
-),
-
-node_components as (
-    select
-        {{ lakemix.explode_with_position('labels', 'node', 'component') }}
-    from component_labels
+{#- Labels of the connected components of the edges: the lakemix_connected_components UDF
+    on DuckDB, distributed rounds of joins on Spark (macros/connected_components.sql). -#}
+document_components as (
+    {{ lakemix.connected_components(ref('int_duplicate_edges'), 'document_id_a', 'document_id_b') | indent(4) }}
 ),
 
 documents_clustered as (
     select
-        nodes.document_id,
-        node_components.component,
+        document_components.node as document_id,
+        document_components.component,
         documents.ingested_at,
         minhashed.content_hash,
-        count(*) over (partition by node_components.component) as cluster_size,
-        first_value(nodes.document_id) over (
-            partition by node_components.component
-            order by documents.ingested_at, nodes.document_id
+        count(*) over (partition by document_components.component) as cluster_size,
+        first_value(document_components.node) over (
+            partition by document_components.component
+            order by documents.ingested_at, document_components.node
             rows between unbounded preceding and unbounded following
         ) as kept_document_id
-    from nodes
-    inner join node_components
-        on nodes.node = node_components.node
+    from document_components
     inner join documents
-        on nodes.document_id = documents.document_id
+        on document_components.node = documents.document_id
     inner join minhashed
-        on nodes.document_id = minhashed.document_id
+        on document_components.node = minhashed.document_id
 ),
 
 {#- Distinct texts per cluster (a join, not count(distinct) over a window: Spark has none). -#}

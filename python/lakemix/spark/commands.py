@@ -37,8 +37,13 @@ def check_command(target_root: Path, dbt_args: tuple[str, ...]) -> None:
 
     Example: lakemix spark check --vars '{lakemix_mix: demo_unimax}'
     """
+    from lakemix.settings import Settings
     from lakemix.spark.portability import check_project
+    from lakemix.spark.runtime import SparkRuntimeError
+    from lakemix.spark.s3 import missing_for_s3
 
+    if (missing := missing_for_s3(Settings.from_env().warehouse)) is not None:
+        raise SparkRuntimeError(missing)  # before minutes of compiling
     counts = check_project(target_root, dbt_args=list(dbt_args))
     for target, count in counts.items():
         click.echo(f"{target}: {count} compiled queries parse as {target} SQL")

@@ -17,6 +17,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from lakemix.catalog import CATALOG_NAME
 from lakemix.settings import Settings
 from lakemix.spark.runtime import SparkRuntimeError, iceberg_runtime_jars, jdbc_driver
+from lakemix.spark.s3 import is_s3, s3_conf
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -90,13 +91,42 @@ def spark_conf(settings: Settings, *, master: str | None = None) -> dict[str, st
         "spark.sql.shuffle.partitions": os.environ.get("LAKEMIX_SPARK_SHUFFLE_PARTITIONS", "8"),
         "spark.sql.session.timeZone": "UTC",
         "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
         "spark.sql.execution.arrow.pyspark.enabled": "true",
         # The Python workers of pandas UDFs must import lakemix, pandas and pyarrow.
         "spark.pyspark.python": sys.executable,
         "spark.pyspark.driver.python": sys.executable,
     }
     conf |= {f"{CATALOG_PREFIX}.{key}": value for key, value in options.items()}
+    if packages := os.environ.get("LAKEMIX_SPARK_PACKAGES"):  # Maven coordinates (online)
+        conf["spark.jars.packages"] = packages
+    if is_s3(settings.warehouse):
+        s3 = s3_conf(CATALOG_PREFIX, settings.warehouse)
+        if jar := s3.pop("spark.jars", None):
+            conf["spark.jars"] += f",{jar}"
+        conf |= s3
+    if not conf["spark.master"].startswith("local"):
+        conf |= cluster_conf()
     return conf
+
+
+def cluster_conf() -> dict[str, str]:
+    """What executors on other JVMs need: this lakemix code and Python, and their memory.
+
+    The executors' Python workers import the very ``lakemix`` package the driver runs (its
+    folder goes first on their ``PYTHONPATH``), so a checkout's code, not another install's,
+    computes the UDFs. On a cluster of other machines, install the same lakemix wheel there.
+    """
+    import lakemix
+
+    package_root = str(Path(lakemix.__file__).resolve().parents[1])
+    python_path = os.pathsep.join(
+        part for part in (package_root, os.environ.get("PYTHONPATH", "")) if part
+    )
+    return {
+        "spark.executorEnv.PYTHONPATH": python_path,
+        "spark.executor.memory": os.environ.get("LAKEMIX_SPARK_EXECUTOR_MEMORY", "1g"),
+    }
 
 
 def spark_session(settings: Settings | None = None, *, master: str | None = None) -> SparkSession:
@@ -119,8 +149,9 @@ def spark_session(settings: Settings | None = None, *, master: str | None = None
     conf = spark_conf(settings, master=master)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    if conf["spark.master"].startswith("local"):  # not the machine's name: quiet and offline
-        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    master_host = urlsplit(conf["spark.master"]).hostname if "://" in conf["spark.master"] else None
+    if conf["spark.master"].startswith("local") or master_host in ("127.0.0.1", "localhost"):
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # not the machine's name: offline
     Path(conf["spark.local.dir"]).mkdir(parents=True, exist_ok=True)
     builder = SparkSession.builder
     for key, value in conf.items():

@@ -1,7 +1,8 @@
 """The Spark target: the same project over the same Iceberg catalog gives the same results.
 
 Parity (the issue's CI check): on the fixture corpus, DuckDB builds everything and the mix;
-then Spark (local[2]) rebuilds every model from the raw tables (--full-refresh) and the mix,
+then Spark, on the standalone cluster of scripts/spark-cluster.sh (a master and two workers,
+each its own JVM), rebuilds every model from the raw tables (--full-refresh) and the mix,
 into new snapshots of the same tables; both builds have the same clean set, duplicate clusters
 and mix checksum. Then DuckDB builds again on what Spark left.
 """
@@ -23,12 +24,18 @@ MIX = "demo_unimax"
 TABLES = [CLEAN, CLUSTERS, f"marts.mix_{MIX}"]
 
 
-def lakemix(*args: str, tmp: Path) -> str:
-    env = {"DBT_TARGET_PATH": str(tmp / "target"), "DBT_LOG_PATH": str(tmp / "logs")}
+def lakemix(*args: str, tmp: Path, master: str = "local[2]") -> str:
+    env = {
+        "DBT_TARGET_PATH": str(tmp / "target"),
+        "DBT_LOG_PATH": str(tmp / "logs"),
+        "LAKEMIX_SPARK_MASTER": master,
+    }
     return run([LAKEMIX, *args], extra_env=env, timeout=900).stdout
 
 
-def test_spark_build_equals_duckdb_build(lakehouse: Settings, tmp_path: Path) -> None:
+def test_spark_build_equals_duckdb_build(
+    lakehouse: Settings, tmp_path: Path, spark_master: str
+) -> None:
     ingest([WEB / "dolma_cc_en_head"], source="dolma_cc_en_head", fmt="jsonl")
     ingest([WEB / "oscar2201"], source="oscar2201", fmt="jsonl")
     ingest(sorted((WEB / "oscar2019").glob("*.txt.gz")), source="oscar2019", fmt="oscar")
@@ -44,9 +51,9 @@ def test_spark_build_equals_duckdb_build(lakehouse: Settings, tmp_path: Path) ->
     )
     assert "queries parse as duckdb SQL" in check and "queries parse as spark SQL" in check
 
-    out = lakemix("spark", "dbt", "build", "--full-refresh", tmp=tmp_path)
+    out = lakemix("spark", "dbt", "build", "--full-refresh", tmp=tmp_path, master=spark_master)
     assert "ERROR=0" in out and "target='spark'" in out
-    lakemix("mix", "build", MIX, "--engine", "spark", tmp=tmp_path)
+    lakemix("mix", "build", MIX, "--engine", "spark", tmp=tmp_path, master=spark_master)
     on_spark = current_snapshots(TABLES)
     spark_prints = fingerprint(on_spark, mix=MIX)
 

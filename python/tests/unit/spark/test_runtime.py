@@ -79,3 +79,21 @@ def test_jdbc_options_of_sqlite_and_postgresql_uris() -> None:
     }
     with pytest.raises(SparkRuntimeError, match="kind 'mysql'"):
         jdbc_catalog_options("mysql://u@h/db")
+
+
+def test_a_cluster_master_gives_executors_this_lakemix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import lakemix
+    from lakemix.settings import Settings
+    from lakemix.spark.session import spark_conf
+
+    monkeypatch.setenv("LAKEMIX_HOME", str(tmp_path))
+    for name in ("LAKEMIX_WAREHOUSE", "LAKEMIX_CATALOG_URI", "LAKEMIX_SPARK_MASTER"):
+        monkeypatch.delenv(name, raising=False)
+    settings = Settings.from_env()
+    assert "spark.executorEnv.PYTHONPATH" not in spark_conf(settings)  # local[2]: one JVM
+    conf = spark_conf(settings, master="spark://127.0.0.1:7077")
+    package_root = Path(lakemix.__file__).resolve().parents[1]
+    assert conf["spark.executorEnv.PYTHONPATH"].split(":")[0] == str(package_root)
+    assert conf["spark.master"] == "spark://127.0.0.1:7077" and conf["spark.executor.memory"]
