@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 from torchdata.nodes import BaseNode
 
+from lakemix.errors import LakemixError
 from lakemix.loader.groups import GroupStream
 from lakemix.loader.order import _GOLDEN, _MASK, _mix64
 from lakemix.loader.planner import PLAN_BATCHES, PLAN_TOKENS, BatchPlan
@@ -30,7 +31,7 @@ from lakemix.loader.schedule import Schedule
 from lakemix.loader.weights import WeightHistory
 
 
-class GroupsExhausted(RuntimeError):
+class GroupsExhausted(LakemixError):
     """Every group with weight reached its cap (``when_exhausted: cap``)."""
 
 

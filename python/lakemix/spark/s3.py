@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lakemix.spark.runtime import SparkRuntimeError, cache_dir
+
+if TYPE_CHECKING:
+    from lakemix.settings import S3Settings
 
 AWS_BUNDLE = "org.apache.iceberg:iceberg-aws-bundle:1.10.2"
 AWS_BUNDLE_JAR = "iceberg-aws-bundle-1.10.2.jar"
@@ -60,14 +64,14 @@ def missing_for_s3(warehouse: str) -> str | None:
     )
 
 
-def s3_conf(catalog_prefix: str, warehouse: str) -> dict[str, str]:
+def s3_conf(catalog_prefix: str, warehouse: str, s3: S3Settings | None) -> dict[str, str]:
     """Spark settings for an ``s3://`` warehouse: the jar and S3FileIO's catalog properties
     (with ``LAKEMIX_SPARK_PACKAGES``, Spark fetches the jar from Maven instead).
 
-    The endpoint comes from ``LAKEMIX_S3_ENDPOINT`` (path-style addressing, as the pyiceberg
-    side); credentials are never put in the configuration: S3FileIO takes them from the AWS
-    default chain (``AWS_ACCESS_KEY_ID``/``AWS_SECRET_ACCESS_KEY``, a profile, an instance
-    role) on the driver and on every executor.
+    The endpoint and region come from the lakemix settings (``LAKEMIX_S3_ENDPOINT``, addressed
+    path-style as on the pyiceberg side; ``AWS_REGION``); credentials are never put in the
+    configuration: S3FileIO takes them from the AWS default chain (``AWS_ACCESS_KEY_ID`` /
+    ``AWS_SECRET_ACCESS_KEY``, a profile, an instance role) on the driver and every executor.
 
     Raises:
         SparkRuntimeError: The S3FileIO jar is missing (the message says how to get it).
@@ -77,14 +81,10 @@ def s3_conf(catalog_prefix: str, warehouse: str) -> dict[str, str]:
     conf = {
         f"{catalog_prefix}.io-impl": "org.apache.iceberg.aws.s3.S3FileIO",
         f"{catalog_prefix}.s3.path-style-access": "true",
-        f"{catalog_prefix}.client.region": os.environ.get("AWS_REGION")
-        or os.environ.get("AWS_DEFAULT_REGION")
-        or "us-east-1",
+        f"{catalog_prefix}.client.region": s3.region if s3 else "us-east-1",
     }
-    if endpoint := os.environ.get("LAKEMIX_S3_ENDPOINT"):
-        if "://" not in endpoint:
-            endpoint = f"http://{endpoint}"
-        conf[f"{catalog_prefix}.s3.endpoint"] = endpoint
+    if s3 is not None and s3.endpoint:
+        conf[f"{catalog_prefix}.s3.endpoint"] = s3.endpoint
     if (jar := aws_bundle_jar()) is not None:
         conf["spark.jars"] = str(jar)  # appended to the runtime's jars by spark_conf
     return conf

@@ -101,7 +101,7 @@ def spark_conf(settings: Settings, *, master: str | None = None) -> dict[str, st
     if packages := os.environ.get("LAKEMIX_SPARK_PACKAGES"):  # Maven coordinates (online)
         conf["spark.jars.packages"] = packages
     if is_s3(settings.warehouse):
-        s3 = s3_conf(CATALOG_PREFIX, settings.warehouse)
+        s3 = s3_conf(CATALOG_PREFIX, settings.warehouse, settings.s3)
         if jar := s3.pop("spark.jars", None):
             conf["spark.jars"] += f",{jar}"
         conf |= s3

@@ -144,11 +144,6 @@ def test_train_tiny_with_odm_resumes_exactly(release: Settings, tmp_path: Path) 
     common = ["--steps", "16", "--checkpoint-every", "6", "--seq-len", "32", "--batch-size", "4"]
     common += ["--policy", "exp3", "--update-every", "4", "--num-workers", "0"]
     env = {"LAKEMIX_PRINT_FINAL_LOSS": "1", "LAKEMIX_HOME": str(release.home)}
-    # with mlflow installed, train_tiny logs the manifest: to a folder of the test
-    env |= {
-        "MLFLOW_TRACKING_URI": (tmp_path / "mlruns").as_uri(),
-        "MLFLOW_ALLOW_FILE_STORE": "true",
-    }
     cut, whole = tmp_path / "cut", tmp_path / "whole"
     command(["--out", str(cut), "--stop-after", "6"], script, common, env)
     resumed = command(["--out", str(cut), "--resume"], script, common, env)
@@ -175,8 +170,7 @@ def test_two_ranks_set_the_same_weights_at_the_same_steps(
     script = [*torchrun, str(ROOT / "examples" / "train_tiny.py"), "--tag", "v1"]
     common = ["--steps", "9", "--checkpoint-every", "9", "--seq-len", "32", "--batch-size", "4"]
     common += ["--policy", "exp3", "--update-every", "3", "--num-workers", "0"]
-    env = {"LAKEMIX_HOME": str(release.home), "MLFLOW_ALLOW_FILE_STORE": "true"}
-    env["MLFLOW_TRACKING_URI"] = (tmp_path / "mlruns").as_uri()
+    env = {"LAKEMIX_HOME": str(release.home)}
     run_command([*script, "--out", str(tmp_path / "run"), *common], extra_env=env, timeout=600)
     record = orjson.loads((tmp_path / "run" / "run.json").read_bytes())
     histories = [state["weights"]["changes"] for state in record["loader"]]

@@ -77,6 +77,8 @@ def test_every_model_and_selected_column_is_described(compiled: Path, project: P
             missing.append(f"{node['name']} (the model)")
         if "one row per" not in node["description"].lower():
             missing.append(f"{node['name']}: the description does not state the grain")
+        if node.get("language") == "python":  # its columns are in its YAML, not in SQL
+            continue
         selected = lineage(None, node["compiled_code"], schema=schema, dialect=DIALECT)
         for column in selected:
             described = node["columns"].get(column.lower(), {}).get("description", "").strip()

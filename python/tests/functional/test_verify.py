@@ -42,7 +42,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
         staged.mkdir()
         pq.write_table(pa.table({"document_id": ["a", "b"]}), staged / "part.parquet")
         cat = catalog(settings)
-        store(cat, StoreRequest("marts.fct_things", staged, "overwrite", {}))
+        store(cat, StoreRequest("marts.fct_things", str(staged), "overwrite", {}))
         raw = cat.load_table("raw.documents")
         raw.manage_snapshots().create_tag(raw.metadata.current_snapshot_id, "v1").commit()
     return tmp

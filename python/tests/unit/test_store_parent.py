@@ -14,10 +14,10 @@ from lakemix.iceberg.commit import replays
 from lakemix.settings import Settings
 
 
-def _staged(folder: Path, ids: list[str]) -> Path:
+def _staged(folder: Path, ids: list[str]) -> str:
     folder.mkdir(parents=True)
     pq.write_table(pa.table({"document_id": ids}), folder / "part-0.parquet")
-    return folder
+    return str(folder)
 
 
 def test_an_append_onto_a_snapshot_another_build_moved_is_refused(

@@ -22,7 +22,7 @@ def s3_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("LAKEMIX_HOME", str(tmp_path / "lakehouse"))
     monkeypatch.setenv("LAKEMIX_WAREHOUSE", WAREHOUSE)
     monkeypatch.setenv("LAKEMIX_SPARK_RUNTIME", str(tmp_path / "cache"))
-    monkeypatch.setenv("LAKEMIX_S3_ENDPOINT", "127.0.0.1:8333")
+    monkeypatch.setenv("LAKEMIX_S3_ENDPOINT", "http://127.0.0.1:8333")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "not-to-be-printed")
     for name in ("LAKEMIX_SPARK_PACKAGES", "LAKEMIX_SPARK_AWS_BUNDLE", "LAKEMIX_CATALOG_URI"):
         monkeypatch.delenv(name, raising=False)
