@@ -68,6 +68,8 @@ class Tables(NamedTuple):
     # number of tokens, their lengths), the longest exception, units and currencies, C4
     # phrases (int32 rows: length, code points), and the hyphen flag.
     built: list[tuple[Any, ...] | None]
+    units: np.ndarray  # spaCy's units and currencies (int32 rows: length, code points)
+    phrases: np.ndarray  # C4's phrases, the same way
 
 
 _BUILDING = threading.Lock()
@@ -96,12 +98,10 @@ def kernels(needed: Iterable[int]) -> tuple[tuple[Any, ...], ...]:
         for i in sorted(set(needed) | {ENGLISH, BASE}):
             if t.built[i] is None:
                 exceptions, hd = t.sets[i]
-                units = padded_rows(SPACY_UNITS.split() + SPACY_CURRENCY.split())
-                phrases = padded_rows(list(C4_PHRASES))
                 t.built[i] = (
-                    *_exception_tables(exceptions, t.flags, units, hd),
-                    units,
-                    phrases,
+                    *_exception_tables(exceptions, t.flags, t.units, hd),
+                    t.units,
+                    t.phrases,
                     hd,
                 )
         base = t.built[BASE]
@@ -133,7 +133,9 @@ def tables() -> Tables:
         flags[[ord(orth[0]) for orth in exceptions]] |= F_EXC_FIRST
         flags[[ord(orth[-1]) for orth in exceptions]] |= F_EXC_LAST
     rules = {label: position[language] for label, language in labels.items()}
-    return Tables(flags, lower, sets, rules, [None] * len(sets))
+    units = padded_rows(SPACY_UNITS.split() + SPACY_CURRENCY.split())
+    phrases = padded_rows(list(C4_PHRASES))
+    return Tables(flags, lower, sets, rules, [None] * len(sets), units, phrases)
 
 
 def _exception_tables(
