@@ -48,6 +48,14 @@ def release_command(mix: str, tag: str, reason: str | None, wait: float) -> None
         f"checksum {manifest['checksum']}"
     )
     click.echo(f"manifest: meta.releases and {releases_directory(Settings.from_env()) / tag}.json")
+    objectives = manifest.get("objectives") or {}
+    if objectives.get("accepted_unvalidated"):
+        reason = objectives["accepted_unvalidated"]
+        click.echo(
+            f"not validated by reviewers (--accept-unvalidated: {reason}); to review it: "
+            f"lakemix review sample --mix {mix} "
+            f"--n {objectives.get('verdicts_needed', 0)}, then lakemix review label --csv FILE"
+        )
 
 
 @click.command("versions")

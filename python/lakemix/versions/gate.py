@@ -56,6 +56,10 @@ def check(
 ) -> dict[str, Any]:
     """Measure the objectives now; the manifest's ``objectives`` part.
 
+    ``accepted_unvalidated`` in it is the reason given, when the accuracy objective does not
+    hold (the release goes out unvalidated), else None; ``verdicts_needed`` how many more good
+    verdicts the accuracy objective needs (0 when it holds or is not declared).
+
     Raises:
         ObjectivesNotMetError: A completeness or consistency objective of severity error fails
             (the message names the column, or the source and field), or the accuracy objective
@@ -78,13 +82,18 @@ def check(
             "fix the data or the objective (var lakemix_quality_objectives in dbt_project.yml), "
             "or set its severity to warn"
         )
+    used = None  # the reason is kept only when the mix goes out without its validation
+    needed = 0
     if measured is not None:
         result, found = measured
         results.append(result)
-        if result.severity == "error" and not result.passed and accept_unvalidated is None:
-            raise ObjectivesNotMetError(_review_hint(mix, tag, found, result))
+        if not result.passed:
+            if result.severity == "error" and accept_unvalidated is None:
+                raise ObjectivesNotMetError(_review_hint(mix, tag, found, result))
+            used, needed = accept_unvalidated, found.needed
     return {
         "declared": objectives.declared,
         "results": [r.as_dict() for r in results],
-        "accepted_unvalidated": accept_unvalidated,
+        "accepted_unvalidated": used,
+        "verdicts_needed": needed,
     }

@@ -17,7 +17,7 @@ from lakemix.cli import main
 from lakemix.ingest import ingest
 from lakemix.settings import Settings
 from lakemix.versions import get_release, list_releases
-from tests.conftest import BIN, ROOT, WEB, dbt
+from tests.conftest import BIN, ROOT, UNREVIEWED, WEB, dbt
 
 
 def test_killed_releases_leave_nothing_half_written(
@@ -29,7 +29,7 @@ def test_killed_releases_leave_nothing_half_written(
     dbt("build", tmp=tmp_path)
     runner = CliRunner()
     assert runner.invoke(main, ["mix", "build", "demo_unimax"]).exit_code == 0
-    cmd = [str(BIN / "lakemix"), "release", "demo_unimax", "--tag"]
+    cmd = [str(BIN / "lakemix"), "release", "demo_unimax", *UNREVIEWED, "--tag"]
     start = time.perf_counter()
     subprocess.run([*cmd, "uninterrupted"], cwd=ROOT, check=True, capture_output=True)
     duration = time.perf_counter() - start  # kill points spread over a whole release
@@ -67,7 +67,7 @@ def test_killed_releases_leave_nothing_half_written(
     print(f"{kills} kills, {leftovers} of them left tags without a manifest (cleaned on retry)")
 
     if not [m for m in list_releases() if m["tag"] == "crash"]:
-        finished = runner.invoke(main, ["release", "demo_unimax", "--tag", "crash"])
+        finished = runner.invoke(main, ["release", "demo_unimax", "--tag", "crash", *UNREVIEWED])
         assert finished.exit_code == 0, finished.output
     crash = get_release("crash")
     assert crash["checksum"] == expected["checksum"]
@@ -83,7 +83,7 @@ def test_killed_releases_leave_nothing_half_written(
         table.manage_snapshots().create_tag(table.metadata.current_snapshot_id, "half").commit()
     stray = lakehouse.home / "releases" / "gone.json"
     stray.write_text("{}")
-    retried = runner.invoke(main, ["release", "demo_unimax", "--tag", "half"])
+    retried = runner.invoke(main, ["release", "demo_unimax", "--tag", "half", *UNREVIEWED])
     assert retried.exit_code == 0, retried.output
     assert get_release("half")["checksum"] == expected["checksum"]
     assert runner.invoke(main, ["gc", "--grace", "0"]).exit_code == 0

@@ -31,7 +31,14 @@ from lakemix.settings import Settings
 from lakemix.storage import filesystem
 from lakemix.versions import get_release, list_releases
 from lakemix.versions.gc import _referenced
-from tests.conftest import BIN, ROOT, lakehouse_in, released_lakehouse, services_env
+from tests.conftest import (
+    BIN,
+    ROOT,
+    UNREVIEWED,
+    lakehouse_in,
+    released_lakehouse,
+    services_env,
+)
 
 S3_VARIABLES = (
     "LAKEMIX_TEST_S3_ENDPOINT",
@@ -236,7 +243,7 @@ def test_killed_dbt_build_on_s3_converges_and_gc_cleans_up(on_s3: Settings) -> N
 
 
 def test_killed_release_on_s3_is_whole_or_absent(on_s3: Settings) -> None:
-    cmd = [str(BIN / "lakemix"), "release", "demo_unimax", "--tag"]
+    cmd = [str(BIN / "lakemix"), "release", "demo_unimax", *UNREVIEWED, "--tag"]
     start = time.perf_counter()
     whole = subprocess.run([*cmd, "s3-whole"], cwd=ROOT, capture_output=True, text=True)
     assert whole.returncode == 0, whole.stdout + whole.stderr
@@ -255,7 +262,7 @@ def test_killed_release_on_s3_is_whole_or_absent(on_s3: Settings) -> None:
             break
     assert kills > 0, "every release finished before its kill: the test exercised nothing"
     if not [m for m in list_releases() if m["tag"] == "s3-crash"]:
-        lakemix("release", "demo_unimax", "--tag", "s3-crash")
+        lakemix("release", "demo_unimax", "--tag", "s3-crash", *UNREVIEWED)
     assert get_release("s3-crash")["checksum"] == expected["checksum"]
 
 

@@ -13,7 +13,7 @@ from lakemix import catalog
 from lakemix.cli import main
 from lakemix.mix.dependencies import MIX_MODELS, from_manifest, recorded
 from lakemix.versions.release import get_release
-from tests.conftest import lakehouse_in
+from tests.conftest import UNREVIEWED, lakehouse_in
 
 
 def test_release_from_a_restored_lakehouse_with_a_mismatching_target(
@@ -38,7 +38,9 @@ def test_release_from_a_restored_lakehouse_with_a_mismatching_target(
             patch.setenv("DBT_TARGET_PATH", str(target))
             needed = recorded(catalog(settings).load_table("marts.mix_demo_unimax"))
             assert needed is not None and "marts.fct_clean_documents" in needed
-            result = CliRunner().invoke(main, ["release", "demo_unimax", "--tag", "restored"])
+            result = CliRunner().invoke(
+                main, ["release", "demo_unimax", "--tag", "restored", *UNREVIEWED]
+            )
             assert result.exit_code == 0, result.output
             assert sorted(get_release("restored")["snapshots"]) == sorted(needed)
     finally:

@@ -23,7 +23,7 @@ from lakemix.loader.trainers import record_run
 from lakemix.settings import Settings
 from lakemix.tracking import TrackingWarning
 from lakemix.versions import get_release
-from tests.conftest import BIN, ROOT, lakehouse_in, run
+from tests.conftest import BIN, ROOT, UNREVIEWED, lakehouse_in, run
 
 TRAIN = ["--steps", "8", "--checkpoint-every", "4", "--seq-len", "32", "--batch-size", "4"]
 
@@ -59,7 +59,7 @@ def tracked(
         patch.setenv("MLFLOW_TRACKING_URI", mlflow_uri)
         patch.setenv("MLFLOW_EXPERIMENT_NAME", experiment)
         for args in (("mix", "build", "demo_temperature"), ("release", "demo_temperature")):
-            result = invoke(*args, *(["--tag", "t1"] if args[0] == "release" else []))
+            result = invoke(*args, *(["--tag", "t1", *UNREVIEWED] if args[0] == "release" else []))
             assert result.exit_code == 0, result.output
         env = {"LAKEMIX_HOME": str(settings.home)}
         dirs, ids = [], []

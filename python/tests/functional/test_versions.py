@@ -12,7 +12,7 @@ from lakemix.cli import main
 from lakemix.ingest import ingest
 from lakemix.settings import Settings
 from lakemix.versions import get_release, list_releases
-from tests.conftest import BIN, WEB, run
+from tests.conftest import BIN, UNREVIEWED, WEB, run
 
 
 def lakemix(*args: str) -> Result:
@@ -39,11 +39,11 @@ def tags(settings: Settings, tag: str) -> list[str]:
 def test_release_diff_gc_and_rebuild(lakehouse: Settings, project: Path) -> None:
     ingest([WEB / "dolma_cc_en_head"], source="dolma_cc_en_head", fmt="jsonl")
     build(project)
-    assert "never built" in lakemix("release", "demo_unimax", "--tag", "v1").output
+    assert "never built" in lakemix("release", "demo_unimax", "--tag", "v1", *UNREVIEWED).output
     built = lakemix("mix", "build", "demo_unimax")
     assert built.exit_code == 0, built.output
 
-    first = lakemix("release", "demo_unimax", "--tag", "v1")
+    first = lakemix("release", "demo_unimax", "--tag", "v1", *UNREVIEWED)
     assert first.exit_code == 0, first.output
     v1 = get_release("v1")
     assert (lakehouse.home / "releases" / "v1.json").is_file()
@@ -52,7 +52,7 @@ def test_release_diff_gc_and_rebuild(lakehouse: Settings, project: Path) -> None
     )
     assert sorted(tags(lakehouse, "v1")) == sorted(v1["snapshots"])
     assert "seeds/quality_thresholds.csv" in v1["config_files"]
-    again = lakemix("release", "demo_unimax", "--tag", "v1")
+    again = lakemix("release", "demo_unimax", "--tag", "v1", *UNREVIEWED)
     assert again.exit_code == 1 and "exists already" in again.output
 
     # New data and a stricter threshold, then a second release.
@@ -64,7 +64,7 @@ def test_release_diff_gc_and_rebuild(lakehouse: Settings, project: Path) -> None
     seeds.write_text(stricter)
     build(project)
     assert lakemix("mix", "build", "demo_unimax").exit_code == 0
-    assert lakemix("release", "demo_unimax", "--tag", "v2").exit_code == 0
+    assert lakemix("release", "demo_unimax", "--tag", "v2", *UNREVIEWED).exit_code == 0
 
     diffed = lakemix("diff", "v1", "v2")
     assert diffed.exit_code == 0, diffed.output
@@ -100,7 +100,7 @@ def test_release_diff_gc_and_rebuild(lakehouse: Settings, project: Path) -> None
     # A failing build blocks a release, and the refusal writes nothing.
     (project / "tests" / "assert_always_fails.sql").write_text("select 1 as failure\n")
     build(project, check=False)
-    refused = lakemix("release", "demo_unimax", "--tag", "v3")
+    refused = lakemix("release", "demo_unimax", "--tag", "v3", *UNREVIEWED)
     assert refused.exit_code == 1 and "did not pass" in refused.output
     assert tags(lakehouse, "v3") == [] and not (lakehouse.home / "releases" / "v3.json").exists()
     assert [m["tag"] for m in list_releases()] == ["v1", "v2"]

@@ -2,13 +2,38 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from lakemix.settings import Settings
-from tests.conftest import released_lakehouse
+from tests.conftest import PROJECT_PARTS, ROOT, released_lakehouse
+
+
+def project_with(tmp: Path, **objectives: dict[str, Any]) -> Path:
+    """A copy of the project in ``tmp/project`` (made anew) whose objective blocks
+    (``accuracy=``, ``consistency=``, ...) are replaced by the ones given."""
+    copy = tmp / "project"
+    if copy.exists():
+        shutil.rmtree(copy)
+    copy.mkdir()
+    for name in PROJECT_PARTS:
+        source = ROOT / name
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, copy / name)
+    set_objectives(copy, **objectives)
+    return copy
+
+
+def set_objectives(project: Path, **objectives: dict[str, Any]) -> None:
+    """Replace objective blocks in ``project``'s dbt_project.yml, in place."""
+    path = project / "dbt_project.yml"
+    config = yaml.safe_load(path.read_text())
+    config["vars"]["lakemix_quality_objectives"].update(objectives)
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
 
 
 @pytest.fixture(scope="package")
@@ -45,3 +70,14 @@ def label_studio() -> tuple[str, str]:
         url = values["LAKEMIX_TEST_LABEL_STUDIO_URL"].strip("'")
         token = values["LAKEMIX_TEST_LABEL_STUDIO_TOKEN"].strip("'")
     return url, token
+
+
+def query(settings: Settings, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+    """The rows of ``sql`` on a session over the lakehouse as it is now."""
+    from lakemix.versions.refs import connect_at
+
+    conn = connect_at(None, settings=settings)
+    try:
+        return conn.execute(sql, params or []).fetchall()
+    finally:
+        conn.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import re
 import shlex
 from pathlib import Path
@@ -37,3 +38,22 @@ def test_the_printed_query_runs(built: tuple[Settings, Path]) -> None:
 def test_the_message_names_no_file_plain_duckdb_cannot_open() -> None:
     message = DEMO.read_text().rsplit("<<MSG", 1)[1]
     assert "with DuckDB" not in message
+
+
+def test_the_demo_releases_unvalidated_and_says_how_to_review(
+    built: tuple[Settings, Path], tmp_path: Path
+) -> None:
+    script = DEMO.read_text()
+    assert '--accept-unvalidated "$unreviewed"' in script
+    message = script.rsplit("<<MSG", 1)[1]
+    [line] = [line for line in message.splitlines() if "lakemix review sample " in line]
+    command = re.search(r"\S*lakemix (review sample .*)$", line)
+    assert command is not None, line
+    words = shlex.split(command.group(1))
+    words[words.index("--output") + 1] = str(tmp_path / "sample.csv")
+    drawn = CliRunner().invoke(main, words)
+    assert drawn.exit_code == 0, drawn.output
+    with (tmp_path / "sample.csv").open(newline="", encoding="utf-8") as sample:
+        rows = list(csv.DictReader(sample))
+    assert len(rows) == int(words[words.index("--n") + 1])
+    assert {r["decision"] for r in rows} == {"kept"} and all(r["verdict"] == "" for r in rows)

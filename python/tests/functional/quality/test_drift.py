@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from lakemix.cli import main
 from lakemix.ingest import ingest
 from lakemix.settings import Settings
-from tests.conftest import BIN, WEB, run
+from tests.conftest import BIN, UNREVIEWED, WEB, run
 
 DRIFT_TEST = "assert_rejection_rates_near_last_release"
 FILTERED = Path("models/intermediate/cleaning/int_documents_quality_filtered.sql")
@@ -26,7 +26,10 @@ def test_drift_blocks_a_release_unless_explained(lakehouse: Settings, project: P
     runner = CliRunner()
     ingest([WEB / "dolma_cc_en_head"], source="dolma_cc_en_head", fmt="jsonl")
     build(project)
-    for args in (["mix", "build", "demo_unimax"], ["release", "demo_unimax", "--tag", "v1"]):
+    for args in (
+        ["mix", "build", "demo_unimax"],
+        ["release", "demo_unimax", "--tag", "v1", *UNREVIEWED],
+    ):
         done = runner.invoke(main, args)
         assert done.exit_code == 0, done.output
     select = ["-s", "int_documents_quality_filtered", DRIFT_TEST]

@@ -4,12 +4,10 @@ accepted after labelling, overridden with a reason that the manifest keeps."""
 from __future__ import annotations
 
 import csv
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 from click.testing import CliRunner
 
 from lakemix.catalog import catalog as open_catalog
@@ -19,7 +17,8 @@ from lakemix.quality.review import Verdict, record
 from lakemix.settings import Settings
 from lakemix.versions import get_release
 from lakemix.versions.refs import connect_at
-from tests.conftest import PROJECT_PARTS, ROOT, released_lakehouse
+from tests.conftest import released_lakehouse
+from tests.functional.quality.conftest import project_with
 
 MIX = "demo_unimax"
 
@@ -27,24 +26,9 @@ MIX = "demo_unimax"
 @pytest.fixture(scope="module")
 def house(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
     """A lakehouse of its own (this module records verdicts and releases), v1 released with the
-    project's objectives (accuracy at severity warn)."""
+    project's objectives (accuracy at severity error, so with --accept-unvalidated)."""
     with released_lakehouse(tmp_path_factory.mktemp("gate")) as settings:
         yield settings
-
-
-def project_with(tmp: Path, accuracy: dict[str, object]) -> Path:
-    """A copy of the project whose accuracy objective is ``accuracy``."""
-    copy = tmp / "project"
-    if copy.exists():
-        shutil.rmtree(copy)
-    copy.mkdir()
-    for name in PROJECT_PARTS:
-        source = ROOT / name
-        (shutil.copytree if source.is_dir() else shutil.copy)(source, copy / name)
-    config = yaml.safe_load((copy / "dbt_project.yml").read_text())
-    config["vars"]["lakemix_quality_objectives"]["accuracy"] = accuracy
-    (copy / "dbt_project.yml").write_text(yaml.safe_dump(config, sort_keys=False))
-    return copy
 
 
 def label(path: Path, verdicts: list[str], reviewer: str) -> None:
@@ -80,8 +64,10 @@ def test_release_waits_for_enough_good_verdicts(
     house: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     runner = CliRunner()
-    # The project's own objectives: accuracy at warn, so v1 was released and records it.
+    # The project's own objectives: accuracy at error, so v1 went out with a reason, recorded.
     v1 = get_release("v1", house)["objectives"]
+    assert v1["accepted_unvalidated"] == "test corpus: no reviewers"
+    assert v1["verdicts_needed"] == 133
     accuracy = [r for r in v1["results"] if r["objective"] == "accuracy"]
     assert accuracy == [
         {
@@ -90,7 +76,7 @@ def test_release_waits_for_enough_good_verdicts(
             "target": ">= 0.98",
             "measured": None,
             "passed": False,
-            "severity": "warn",
+            "severity": "error",
             "detail": accuracy[0]["detail"],
         }
     ]
@@ -143,7 +129,10 @@ def test_release_waits_for_enough_good_verdicts(
     assert "21 good of 23 reviewed" in result["detail"]
 
     # Verdicts on unchanged documents count for the next release; on changed text they do not.
-    assert runner.invoke(main, ["release", MIX, "--tag", "v3"]).exit_code == 0
+    # A reason given for a validated mix is not recorded: it did not go out unvalidated.
+    reasoned = runner.invoke(main, ["release", MIX, "--tag", "v3", "--accept-unvalidated", "x"])
+    assert reasoned.exit_code == 0 and "not validated" not in reasoned.output, reasoned.output
+    assert get_release("v3", house)["objectives"]["accepted_unvalidated"] is None
     conn = connect_at(None, settings=house)
     try:
         before = measure(conn, f"marts.mix_{MIX}", min_good_share=0.8, confidence=0.9)
@@ -163,7 +152,9 @@ def test_accept_unvalidated_is_recorded(
     house: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     runner = CliRunner()
-    monkeypatch.chdir(project_with(tmp_path, {"min_good_share": 0.999, "severity": "error"}))
+    monkeypatch.chdir(
+        project_with(tmp_path, accuracy={"min_good_share": 0.999, "severity": "error"})
+    )
     refused = runner.invoke(main, ["release", MIX, "--tag", "pilot"])
     assert refused.exit_code == 1 and "--accept-unvalidated REASON" in refused.output
     # More verdicts than the mix has documents: the message says the target cannot be reached.
@@ -181,8 +172,8 @@ def test_accept_unvalidated_is_recorded(
 
 
 def test_objectives_in_show_diff_and_report(house: Settings, tmp_path: Path) -> None:
-    """After the two tests above: v1 (accuracy at warn, unreviewed), v2 (validated), pilot
-    (released with --accept-unvalidated)."""
+    """After the two tests above: v1 (unreviewed, released with --accept-unvalidated), v2
+    (validated), pilot (released with --accept-unvalidated)."""
     runner = CliRunner()
     shown = runner.invoke(main, ["show", "pilot"])
     assert shown.exit_code == 0, shown.output
@@ -195,7 +186,7 @@ def test_objectives_in_show_diff_and_report(house: Settings, tmp_path: Path) -> 
     v2 = next(
         r for r in get_release("v2", house)["objectives"]["results"] if r["objective"] == "accuracy"
     )
-    assert "- FAIL (warn)" in line and f"{v2['measured']:.4g} pass" in line
+    assert "- FAIL (error)" in line and f"{v2['measured']:.4g} pass" in line
 
     from lakemix.quality import write_report
 
@@ -226,7 +217,7 @@ def test_objectives_in_show_diff_and_report(house: Settings, tmp_path: Path) -> 
     now = write_report(tmp_path / "now.html", settings=house).data
     (accuracy,) = [o for o in now.objectives if o["objective"] == "accuracy"]
     assert accuracy["name"] == MIX and accuracy["target"] == ">= 0.98"
-    assert accuracy["severity"] == "warn" and not accuracy["passed"]
+    assert accuracy["severity"] == "error" and not accuracy["passed"]
     assert "21 good of 23 reviewed" in accuracy["detail"]
 
 
