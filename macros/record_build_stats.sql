@@ -2,7 +2,9 @@
     (through the plugin's lakemix_append_build_stats UDF, then the DuckDB view), so drift across builds is one query:
     rows per layer, rejection rate per rule and language, duplicate rate, tokens per language,
     test results (counts, and each test's status) and duration. The layer figures describe the tables as the build left them;
-    they are left out when a build failed before the marts existed. -#}
+    they are left out when a build failed before the marts existed. So are the objectives (var
+    lakemix_quality_objectives): completeness in SQL (build_layer_stats), consistency and accuracy
+    measured by the plugin (lakemix.objectives.per_build), each build's value for the report's trend. -#}
 {% macro record_build_stats(results) %}
     {{- return(adapter.dispatch('record_build_stats', 'lakemix')(results)) -}}
 {% endmacro %}
@@ -28,6 +30,7 @@
             ('seeds', 'quality_thresholds'),
         ] -%}
         {%- set missing = [] -%}
+        {%- set objectives = var('lakemix_quality_objectives', {}) or {} -%}
         {%- for schema, name in needed -%}
             {%- if adapter.get_relation(database=target.database, schema=schema, identifier=name) is none -%}
                 {%- do missing.append(schema ~ '.' ~ name) -%}
@@ -63,7 +66,7 @@
                 select * from ({{ lakemix.build_layer_stats() }})
                 {%- endif %}
             ) as build_stats
-        ))
+        ), '{{ (tojson(objectives) if objectives and not missing else "") | replace("'", "''") }}')
         {%- endset -%}
         {%- do run_query(append_sql) -%}
         {#- Point the DuckDB view at the snapshot just written (the plugin made it at connect),

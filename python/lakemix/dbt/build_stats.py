@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import pyarrow as pa
@@ -18,25 +18,34 @@ SCHEMA = pa.schema(
     [
         ("invocation_id", pa.string()),
         ("recorded_at", pa.timestamp("us", tz="UTC")),
-        # rows, rejection_rate, duplicate_rate, tokens, tests, test_status, duration_seconds
+        # rows, rejection_rate, duplicate_rate, tokens, tests, test_status, duration_seconds;
+        # per objective (lakemix.objectives.per_build.BUILD_METRICS): missing_fraction,
+        # consistency_deviation, accuracy_lower_bound
         ("metric", pa.string()),
         # the table (rows), rule (rejection_rate), tokenizer (tokens), status (tests), test name
         ("dimension", pa.string()),
         ("language", pa.string()),  # ISO 639 code, '*' for all languages, null if not per language
         ("document_count", pa.int64()),
         ("value", pa.float64()),
-        ("note", pa.string()),  # test_status: pass, warn, fail, error or skipped
+        # test_status: pass, warn, fail, error or skipped; an objective: pass or fail
+        ("note", pa.string()),
     ]
 )
 
 
-def append_build_stats(catalog: Catalog, invocation_id: str, rows_json: str) -> int:
-    """Append one build's statistics (a JSON list of rows with SCHEMA's other columns).
+def append_build_stats(
+    catalog: Catalog,
+    invocation_id: str,
+    rows_json: str,
+    extra: list[dict[str, Any]] | None = None,
+) -> int:
+    """Append one build's statistics (a JSON list of rows with SCHEMA's other columns, and
+    ``extra`` rows of the same form).
 
     Returns:
         The number of rows appended.
     """
-    rows = orjson.loads(rows_json or "[]") or []
+    rows = [*(orjson.loads(rows_json or "[]") or []), *(extra or [])]
     now = datetime.now(UTC)
     names = [f.name for f in SCHEMA][2:]
     records = [

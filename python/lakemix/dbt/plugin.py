@@ -161,7 +161,7 @@ class Plugin(BasePlugin):
         conn.create_function(
             "lakemix_append_build_stats",
             self._append_build_stats,
-            ["VARCHAR", "VARCHAR"],
+            ["VARCHAR", "VARCHAR", "VARCHAR"],
             "BIGINT",
             side_effects=True,
         )
@@ -244,11 +244,30 @@ class Plugin(BasePlugin):
         self._cache_keys[target] = key
         return key
 
-    def _append_build_stats(self, invocation_id: str, rows_json: str) -> int:
-        """Append a build's statistics to meta.build_stats (macro ``record_build_stats``)."""
+    def _append_build_stats(self, invocation_id: str, rows_json: str, objectives: str) -> int:
+        """Append a build's statistics to meta.build_stats (macro ``record_build_stats``), with
+        the consistency and accuracy objectives as this build leaves the lakehouse when
+        ``objectives`` (the var ``lakemix_quality_objectives`` as JSON) is not empty."""
         from lakemix.dbt.build_stats import append_build_stats
 
-        return append_build_stats(self.catalog, invocation_id, rows_json)
+        measured = self._objective_rows(objectives) if objectives else []
+        return append_build_stats(self.catalog, invocation_id, rows_json, measured)
+
+    def _objective_rows(self, declared: str) -> list[dict[str, Any]]:
+        """Consistency and accuracy measured on a session of their own over the lakehouse (the
+        build's session is busy running the hook that asks)."""
+        from lakemix.objectives.config import VAR, parse_objectives
+        from lakemix.objectives.per_build import build_rows
+
+        objectives = parse_objectives({VAR: orjson.loads(declared)})
+        if objectives.consistency is None and objectives.accuracy is None:
+            return []
+        conn = duck.connect(settings=self.settings)
+        try:
+            views.refresh_views(conn, self.catalog)
+            return build_rows(conn, objectives)
+        finally:
+            conn.close()
 
     def store(self, target_config: TargetConfig) -> None:
         """Commit what the ``iceberg`` materialization staged (via ``adapter.store_relation``)."""

@@ -1,5 +1,5 @@
 """The report's first section: each declared objective, measured now (or as released), with its
-values in earlier releases and, for completeness, in every build (meta.build_stats)."""
+values in earlier releases and in every build that measured it (meta.build_stats)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from lakemix.objectives.config import parse_objectives
 from lakemix.objectives.evaluate import accuracy, evaluate
+from lakemix.objectives.per_build import BUILD_METRICS, built_mixes
 from lakemix.settings import Settings, project_root
 from lakemix.versions import builds
 from lakemix.versions.release import get_release, list_releases
@@ -31,15 +32,6 @@ def _declared(tag: str | None, settings: Settings) -> tuple[dict[str, Any], list
     return builds.project_vars(root, cli_vars), []
 
 
-def _built_mixes(conn: duckdb.DuckDBPyConnection) -> list[str]:
-    rows = conn.execute(
-        "select table_name from information_schema.tables where table_schema = 'marts' "
-        "and table_name like 'mix\\_%' escape '\\' and table_name not like '%\\_languages' "
-        "escape '\\' order by table_name"
-    ).fetchall()
-    return [str(r[0]).removeprefix("mix_") for r in rows]
-
-
 def _trend(tag: str | None, settings: Settings) -> dict[tuple[str, str], list[dict[str, Any]]]:
     """Per (objective, name): measured value in each release (up to ``tag``), oldest first."""
     trend: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -54,22 +46,27 @@ def _trend(tag: str | None, settings: Settings) -> dict[tuple[str, str], list[di
     return trend
 
 
-def _build_trend(conn: duckdb.DuckDBPyConnection) -> dict[str, list[dict[str, Any]]]:
-    """Per completeness column: its null share in each build (meta.build_stats), oldest first."""
+def _build_trend(
+    conn: duckdb.DuckDBPyConnection,
+) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """Per (objective, name): its value in each build that measured it (meta.build_stats),
+    oldest first; ``measured`` is None where a build could not measure it."""
     present = conn.execute(
         "select count(*) from information_schema.tables "
         "where table_schema = 'meta' and table_name = 'build_stats'"
     ).fetchone()
     if not present or not present[0]:
         return {}
+    objective_of = {metric: objective for objective, metric in BUILD_METRICS.items()}
     rows = conn.execute(
-        "select dimension, recorded_at, value from meta.build_stats "
-        "where metric = 'missing_fraction' order by recorded_at"
+        "select metric, dimension, recorded_at, value from meta.build_stats "
+        "where list_contains(?, metric) order by recorded_at, metric, dimension",
+        [list(objective_of)],
     ).fetchall()
-    trend: dict[str, list[dict[str, Any]]] = {}
-    for dimension, recorded_at, value in rows:
-        trend.setdefault(str(dimension), []).append(
-            {"recorded_at": str(recorded_at), "measured": float(value)}
+    trend: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for metric, dimension, recorded_at, value in rows:
+        trend.setdefault((objective_of[str(metric)], str(dimension)), []).append(
+            {"recorded_at": str(recorded_at), "measured": None if value is None else float(value)}
         )
     return trend
 
@@ -92,7 +89,7 @@ def objective_rows(
         variables, _ = _declared(None, settings)
         objectives = parse_objectives(variables)
         measured = evaluate(conn, objectives)
-        for mix in _built_mixes(conn):
+        for mix in built_mixes(conn):
             found = accuracy(conn, objectives, mix=mix)
             if found is not None:
                 measured.append(found[0])
@@ -104,8 +101,6 @@ def objective_rows(
         detail = result["detail"]
         if result["objective"] == "accuracy" and reason:
             detail += f"; released with --accept-unvalidated: {reason}"
-        per_build = (
-            builds_trend.get(result["name"], []) if result["objective"] == "completeness" else []
-        )
+        per_build = builds_trend.get((result["objective"], result["name"]), [])
         rows.append({**result, "detail": detail, "trend": history, "build_trend": per_build})
     return rows

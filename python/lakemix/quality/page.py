@@ -41,7 +41,12 @@ def html_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
 def _trend(history: list[dict[str, Any]], builds: list[dict[str, Any]]) -> str:
     parts = []
     if builds:
-        parts.append("builds: " + " → ".join(format(b["measured"], ".4g") for b in builds[-10:]))
+        parts.append(
+            "builds: "
+            + " → ".join(
+                "-" if b["measured"] is None else format(b["measured"], ".4g") for b in builds[-10:]
+            )
+        )
     if history:
         parts.append(
             "releases: "
@@ -74,8 +79,8 @@ def _objectives(data: ReportData) -> str:
     failing = sum(not o["passed"] for o in data.objectives)
     note = (
         f"<p>{len(rows)} objectives, {failing} not met. Trend, oldest first: the value each "
-        "release recorded, and for completeness the value of each of the last ten builds "
-        "(meta.build_stats).</p>"
+        "release recorded, and the value of each of the last ten builds that measured it "
+        "(meta.build_stats; accuracy once verdicts exist; '-' not measured).</p>"
     )
     return note + html_table(
         ("objective", "name", "target", "measured", "result", "trend", "detail"), rows
