@@ -3,8 +3,6 @@ failing, with the deviating source and field named."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import duckdb
 import pytest
 
@@ -38,25 +36,12 @@ def documents(
     ]
 
 
-@pytest.fixture
-def conn() -> Iterator[duckdb.DuckDBPyConnection]:
-    connection = duckdb.connect()
-    connection.execute("create schema marts")
-    connection.execute(
-        "create table marts.fct_clean_documents (document_id varchar, source_id varchar, "
-        "language varchar, url varchar, token_count bigint, character_count bigint, "
-        "language_score double)"
-    )
-    connection.execute(
-        "create table marts.fct_document_rejections (document_id varchar, source_id varchar, "
-        "language varchar, duplicate_of_document_id varchar)"
-    )
-    yield connection
-    connection.close()
-
-
 def fill(conn: duckdb.DuckDBPyConnection, rows: list[tuple[object, ...]]) -> None:
-    conn.executemany("insert into marts.fct_clean_documents values (?, ?, ?, ?, ?, ?, ?)", rows)
+    conn.executemany(
+        "insert into marts.fct_clean_documents (document_id, source_id, language, url, "
+        "token_count, character_count, language_score) values (?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
 
 
 def consistency(conn: duckdb.DuckDBPyConnection, min_documents: int = 100) -> dict[str, object]:
