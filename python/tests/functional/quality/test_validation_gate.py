@@ -167,6 +167,12 @@ def test_accept_unvalidated_is_recorded(
     assert accepted.exit_code == 0, accepted.output
     manifest = get_release("pilot", house)
     assert manifest["objectives"]["accepted_unvalidated"] == "pilot run, no reviewers"
+    needed = manifest["objectives"]["verdicts_needed"]
+    said = (
+        "not validated by reviewers (--accept-unvalidated: pilot run, no reviewers); to review "
+        f"it: lakemix review sample --mix {MIX} --n {needed}, then lakemix review label"
+    )
+    assert needed > 0 and said in accepted.output, accepted.output
     (result,) = [r for r in manifest["objectives"]["results"] if r["objective"] == "accuracy"]
     assert not result["passed"] and result["severity"] == "error"
 
