@@ -88,7 +88,9 @@ def test_release_waits_for_enough_good_verdicts(
 
     # At 80% and 90% confidence, with severity error: 7 good verdicts are the least.
     monkeypatch.chdir(
-        project_with(tmp_path, {"min_good_share": 0.8, "confidence": 0.9, "severity": "error"})
+        project_with(
+            tmp_path, accuracy={"min_good_share": 0.8, "confidence": 0.9, "severity": "error"}
+        )
     )
     assert verdicts_needed(0, 0, 0.8, 0.9) == 7
     refused = runner.invoke(main, ["release", MIX, "--tag", "v2"])
