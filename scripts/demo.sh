@@ -61,12 +61,19 @@ if [ -n "${mlflow_starting:-}" ]; then
 fi
 echo "== two tiny runs, A on $tag and B on $tag-b, tracked in MLflow ($MLFLOW_TRACKING_URI)"
 training=$(date +%s)
-runs=()
-for release in "$tag" "$tag-b"; do
-    out=${LAKEMIX_HOME:-lakehouse}/runs/$release
+# Side by side: each run is one process (no loader workers), the machine has two cores.
+releases=("$tag" "$tag-b")
+trainings=()
+for release in "${releases[@]}"; do
     MLFLOW_EXPERIMENT_NAME=lakemix-demo $bin/python examples/train_tiny.py --mix demo_unimax \
-        --tag "$release" --out "$out" --steps 20 --checkpoint-every 10 --seq-len 32 \
-        > "$LOGS/train-$release.log" 2>&1 || { cat "$LOGS/train-$release.log"; exit 1; }
+        --tag "$release" --out "${LAKEMIX_HOME:-lakehouse}/runs/$release" --steps 20 \
+        --checkpoint-every 10 --seq-len 32 --num-workers 0 > "$LOGS/train-$release.log" 2>&1 &
+    trainings+=("$!")
+done
+runs=()
+for i in 0 1; do
+    release=${releases[$i]}
+    wait "${trainings[$i]}" || { cat "$LOGS/train-$release.log"; exit 1; }
     run=$(sed -n 's/^mlflow run \([0-9a-f]*\) at .*/\1/p' "$LOGS/train-$release.log")
     [ -n "$run" ] || { cat "$LOGS/train-$release.log"; echo "demo: the run was not tracked" >&2; exit 1; }
     runs+=("$run")
