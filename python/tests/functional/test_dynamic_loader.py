@@ -122,6 +122,38 @@ def test_elastic_resume_reads_every_started_group_epoch_on(release: Settings) ->
     assert one.state_dict()["firsts"] is not None
 
 
+def documents_of(batches: list[dict[str, Any]]) -> set[str]:
+    return {d for b in batches for row in b["document_ids"] for d in row}
+
+
+def test_lineage_after_an_elastic_resume_names_what_each_world_size_read(
+    release: Settings, tmp_path: Path
+) -> None:
+    two = [loader(release, rank=r, world_size=2) for r in (0, 1)]
+    read_by_two = [run(mix, 12) for mix in two]  # weight changes at step 7, before the cut
+    states = [m.state_dict() for m in two]
+    record_run(two[0], tmp_path / "two", states, {"steps": 12})
+    _, before = run_documents(tmp_path / "two", release)
+    one = loader(release, rank=0, world_size=1)
+    one.load_state_dict(states)
+    read_by_one = run(one, 9)  # and at 14, after it
+    record_run(one, tmp_path / "one", [one.state_dict()], {"steps": 21})
+    record = read_run_record(tmp_path / "one")
+    _, after = run_documents(tmp_path / "one", release)
+    copies = Counter({d: n for d, _, n in after})
+    earlier = Counter({d: n for d, _, n in before})
+    # every document read by either world size, and none other
+    assert set(copies) == documents_of(read_by_two[0] + read_by_two[1] + read_by_one)
+    assert all(copies[d] >= n for d, n in earlier.items())  # what two ranks read is kept
+    new = copies - earlier
+    assert set(new) <= documents_of(read_by_one)
+    # a document the new rank did not start anew was one the two ranks were cut in
+    cut = {d for batches in read_by_two for d in batches[-1]["document_ids"][-1]}
+    assert documents_of(read_by_one) - set(new) <= cut
+    assert sum(copies.values()) == record["samples_seen"]
+    assert [row["step"] for row in record["weights_trajectory"]] == [0, 7, 14]
+
+
 def test_run_record_and_lineage_of_a_dynamic_run(release: Settings, tmp_path: Path) -> None:
     mix = loader(release)
     batches = run(mix, 15)
