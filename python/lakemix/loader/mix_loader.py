@@ -12,6 +12,7 @@ from lakemix.loader.boundaries import check_extra_fields
 from lakemix.loader.ranks import check_process_group, find_ranks
 from lakemix.loader.reader import TokenStore
 from lakemix.loader.schedule import Cursor, Schedule
+from lakemix.loader.workers import close_at_exit, forget, stop_workers
 from lakemix.settings import Settings
 
 STATE_FORMAT = 1
@@ -180,6 +181,7 @@ class MixLoader:
         # yields one epoch of it, and keeps the first batch of the next one here.
         self._stream: Iterator[tuple[dict[str, Any], dict[str, Any]]] | None = None
         self._ahead: tuple[dict[str, Any], dict[str, Any]] | None = None
+        self._mapper: Any = None  # the stream's torchdata ParallelMapper (its workers)
 
     def _splits(self) -> str:
         counts: dict[str, int] = {}
@@ -301,7 +303,7 @@ class MixLoader:
                 return (int(plan.state["step"]) - at) % every == 0
 
         # Workers hand over whole groups; they are cut into batches in this process.
-        mapped = ParallelMapper(
+        mapped = self._mapper = ParallelMapper(
             Grouper(planner, group, cut),
             materialize.build,
             num_workers=self.num_workers,
@@ -328,9 +330,25 @@ class MixLoader:
         if self._stream is None:
             self._stream = iter(self._build())
             self._start = None
+            if self.num_workers:
+                close_at_exit(self)
         if self._ahead is None:
             self._ahead = next(self._stream)
         return self._ahead
+
+    def close(self) -> None:
+        """Stop the worker threads or processes (they build batches ahead until then).
+
+        Nothing is lost: iterating again continues after the last batch handed out, with new
+        workers. Trainer integrations close the loader when training ends; a loader still
+        open at interpreter exit is closed then (``lakemix.loader.workers``).
+        """
+        forget(self)
+        mapper, self._mapper = self._mapper, None  # also a stream dropped by set_weights
+        if self._stream is not None:
+            self._start, self._state = dict(self.position().place), None
+            self._stream = self._ahead = None
+        stop_workers(mapper)
 
     def position(self) -> Position:
         """Where this rank is now, as a token for ``state_dict(at=...)``: cheap (no copy), so a
