@@ -11,7 +11,9 @@ from unittest.mock import ANY
 import orjson
 import pytest
 import torch
+from click.testing import CliRunner
 
+from lakemix.cli import main
 from lakemix.loader import MixLoader
 from lakemix.loader.runs import format_run, read_run_record, run_documents
 from lakemix.loader.trainers import record_run
@@ -169,6 +171,15 @@ def test_run_record_and_lineage_of_a_dynamic_run(release: Settings, tmp_path: Pa
     text = format_run(tmp_path, release)
     assert "groups by language, epochs read:" in text
     assert "weights from step 7" in text
+    shown = CliRunner().invoke(main, ["show", "--run", str(tmp_path), "--width", "15"])
+    assert shown.exit_code == 0, shown.output
+    lines = shown.output.splitlines()
+    assert lines[0].startswith(f"run {tmp_path}: release v1 ({MIX}")
+    assert [line.split()[0] for line in lines[6:9]] == ["0", "7", "14"]  # the table's steps
+    plot = lines[lines.index(next(x for x in lines if x.startswith("weight per group"))) + 1 :]
+    assert len(plot) == len(mix.group_names) and all(len(x.split("|")[1]) == 15 for x in plot)
+    refused = CliRunner().invoke(main, ["show"])
+    assert refused.exit_code != 0 and "give a release TAG, --run" in refused.output
 
 
 def test_train_tiny_with_odm_resumes_exactly(release: Settings, tmp_path: Path) -> None:
