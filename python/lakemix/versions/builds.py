@@ -10,6 +10,7 @@ import orjson
 import yaml
 
 from lakemix import duck
+from lakemix.dbt.build_record import latest_build
 from lakemix.errors import LakemixError
 from lakemix.mix import dependencies
 from lakemix.settings import Settings
@@ -23,11 +24,24 @@ class BuildStateError(LakemixError, RuntimeError):
 
 
 def last_build(settings: Settings) -> dict[str, Any]:
-    """The last ``dbt build`` as recorded by the ``record_build_result`` on-run-end hook.
+    """The last ``dbt build`` as recorded by the ``record_build_result`` on-run-end hook: from
+    the catalog's ``meta.builds`` (readable while another build runs), else, for a lakehouse
+    last built before lakemix recorded builds there, from the DuckDB file.
+
+    Returns:
+        ``invocation_id``, ``finished_at``, ``is_passed``, ``failures``, ``cli_vars`` and
+        ``quality_thresholds`` (the seed's rows as built; None from the DuckDB file).
 
     Raises:
-        BuildStateError: No build is recorded, or the DuckDB file is held by a running dbt.
+        BuildStateError: No build is recorded, or only in the DuckDB file a running dbt holds.
     """
+    from lakemix.catalog import catalog
+
+    found = latest_build(catalog(settings))
+    return found if found is not None else _last_build_in_duckdb(settings)
+
+
+def _last_build_in_duckdb(settings: Settings) -> dict[str, Any]:
     import duckdb
 
     if not settings.duckdb_path.is_file():
@@ -55,6 +69,7 @@ def last_build(settings: Settings) -> dict[str, Any]:
         "is_passed": bool(row[2]),
         "failures": orjson.loads(row[3]),
         "cli_vars": orjson.loads(row[4]),
+        "quality_thresholds": None,
     }
 
 
