@@ -20,7 +20,7 @@ from lakemix.search.sql import connect as search_sql
 from lakemix.settings import Settings
 from lakemix.versions import get_release
 from lakemix.writer import holder
-from tests.conftest import BIN, ROOT, lakehouse_in
+from tests.conftest import ROOT, dbt_command, lakehouse_in
 
 
 def _duckdb_locked(settings: Settings) -> bool:
@@ -71,15 +71,13 @@ def test_sql_search_loader_and_report_answer_in_the_middle_of_a_dbt_build(
     build: subprocess.Popen[str] | None = None
     try:
         with lakehouse_in(demo_release) as settings:
-            env = {
-                **os.environ,
-                "DBT_TARGET_PATH": str(tmp_path / "target"),
-                "DBT_LOG_PATH": str(tmp_path / "logs"),
-                "DO_NOT_TRACK": "1",
-            }
-            cmd = [str(BIN / "dbt"), "build", "--project-dir", str(ROOT), "--profiles-dir", str(ROOT)]
+            cmd, extra = dbt_command("build", tmp=tmp_path)
             build = subprocess.Popen(
-                cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+                cmd,
+                cwd=ROOT,
+                env={**os.environ, **extra},
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
             )
             _pause_mid_build(build, settings)
             runner = CliRunner()
