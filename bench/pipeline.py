@@ -44,7 +44,17 @@ import orjson
 
 from _datatrove import FILTERS, ensure_venv, thresholds
 from corpus import cached_corpus
-from dedup import BIN, OUT, Lakehouse, Measured, Phase, gib, lines, run_datatrove, run_measured
+from dedup import (
+    BIN,
+    OUT,
+    Lakehouse,
+    Measured,
+    Phase,
+    gib,
+    run_datatrove,
+    run_measured,
+    write_head_and_tail,
+)
 
 MIX = "demo_unimax"
 WARMUP_DOCS = 300
@@ -104,15 +114,6 @@ def build_nodes(lake: Lakehouse) -> dict[str, float]:
             "execution_time"
         ]
     return nodes
-
-
-def split_corpus(corpus: Path, work: Path, docs: int) -> tuple[Path, Path]:
-    """``base.jsonl`` (the first ``docs`` documents) and ``new.jsonl`` (the rest)."""
-    base, new = work / "base.jsonl", work / "new.jsonl"
-    with base.open("wb") as b, new.open("wb") as n:
-        for i, line in enumerate(lines(corpus)):
-            (b if i < docs else n).write(line)
-    return base, new
 
 
 def pipeline_round(lake: Lakehouse, data: Path, tag: str, *, first: bool) -> dict[str, Step]:
@@ -283,7 +284,7 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"--cpus needs two CPUs, one for each side, got {args.cpus!r}")
     corpus = cached_corpus(args.docs + args.docs // 10, args.seed)
     args.work.mkdir(parents=True, exist_ok=True)
-    base, new = split_corpus(corpus, args.work, args.docs)
+    base, new = write_head_and_tail(corpus, args.work, args.docs)
     python = args.datatrove_python or ensure_venv()
     started = time.perf_counter()
     dt: dict[str, Any] = {}
