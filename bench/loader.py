@@ -1,7 +1,9 @@
 """bench/loader: MixLoader's tokens per second next to the ceiling and to its peers, in one run.
 
 Usage: .venv/bin/python bench/loader.py [--home DIR --tag TAG] [--mix demo_unimax]
-       [--seq-len 2048] [--batch-size 8] [--tokens 20000000] [--rounds 5]
+       [--seq-len 2048] [--batch-size 8] [--tokens 20000000] [--rounds 5] [--trainers-only]
+
+``--trainers-only``: the ceiling, the plain MixLoader and the trainer callbacks' path only.
 
 Data: a release of the demo mix. With ``--home``, an existing lakehouse's release ``--tag``;
 otherwise the demo corpus (every source under ../shared/corpora/web, as ``make demo``) is
@@ -16,9 +18,11 @@ Arrow file MixLoader builds from the release), and each runs until ``--tokens`` 
   real input tokens. Also the seconds
   from construction to the first batch, on the first use of the release (the bench's own
   lakehouse drops its token store first; with ``--home`` the store is used if it exists) and
-  once the store exists, and the cost of a resume early and late in an epoch; and with 1
-  thread as the trainer integrations hand it over (``TrainedBatches``: one batch fetched
-  ahead, each marked trained), to show what they add; and with 0 workers as a dynamic mix
+  once the store exists, and the cost of a resume early and late in an epoch; and with 0
+  workers and 1 thread through the per-batch path of the Lightning and Hugging Face trainer
+  callbacks (``lakemix.loader.lightning``/``hf``: the state kept after each batch, one batch
+  fetched ahead for Lightning, the callback's hook each step), to show what they add (each
+  against the plain loader of the same round); and with 0 workers as a dynamic mix
   grouped by language (docs/loader.md#dynamic-mixes), its weights unchanged and set every 100
   batches, to show what dynamic weights cost;
 * Hugging Face ``datasets`` streaming (requirements-bench.txt): one Parquet file of the same ids
@@ -39,6 +43,7 @@ from __future__ import annotations
 import argparse
 import functools
 import gc
+import itertools
 import os
 import shutil
 import statistics
@@ -148,24 +153,115 @@ def mix_stream(options: dict[str, Any]) -> Iterator[int]:
     from lakemix.loader import MixLoader
 
     loader = MixLoader(**options)
-    while True:
-        yield from loader_batches(loader)
+    try:
+        while True:
+            yield from loader_batches(loader)
+    finally:
+        loader.close()
 
 
-def trainer_stream(options: dict[str, Any]) -> Iterator[int]:
-    """``mix_stream`` as a trainer integration hands it over (``lakemix.loader.trainers``): one
-    batch fetched ahead, as Lightning does, and each marked trained before its step."""
+def trainer_stream(options: dict[str, Any], trainer: str) -> Iterator[int]:
+    """``mix_stream`` through a trainer integration's per-batch path, without the trainer:
+    the batches its callback hands the trainer (``TrainedBatches``, keeping the state after
+    each batch) and the callback's hook per step. ``lightning``: one batch fetched ahead, as
+    Lightning does, ``MixLoaderCallback.on_train_batch_start`` before its step; ``hf``:
+    ``MixLoaderTrainerCallback.on_step_end`` after it."""
     from lakemix.loader import MixLoader
-    from lakemix.loader.trainers import TrainedBatches
 
-    batches = TrainedBatches(MixLoader(**options))
+    loader = MixLoader(**options)
+    try:
+        yield from integration_batches(loader, trainer)
+    finally:
+        loader.close()
+
+
+def integration_batches(loader: Any, trainer: str) -> Iterator[int]:
+    if trainer == "lightning":
+        from lakemix.loader.lightning import MixLoaderCallback
+
+        callback: Any = MixLoaderCallback(loader)
+        while True:
+            stream = iter(callback.dataloader)
+            ahead = next(stream, None)
+            k = 0
+            while ahead is not None:
+                batch, ahead = ahead, next(stream, None)
+                callback.on_train_batch_start(None, None, batch, k)
+                k += 1
+                yield int(batch["cu_seqlens"][-1])
+    from lakemix.loader.hf import MixLoaderTrainerCallback
+
+    callback = MixLoaderTrainerCallback(loader)
     while True:
-        stream = iter(batches)
-        ahead = next(stream, None)
+        for batch in callback.dataloader:
+            yield int(batch["cu_seqlens"][-1])
+            callback.on_step_end(None, None, None)  # its arguments are not used
+
+
+class Replay:
+    """A MixLoader's first batch handed out ``n`` times, its place asked of the loader: what
+    the integrations' path costs a batch, beside the batch's making."""
+
+    def __init__(self, loader: Any, n: int) -> None:
+        self.loader, self.n = loader, n
+        self.batch = next(iter(loader))
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return itertools.repeat(self.batch, self.n)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.loader, name)
+
+
+def callback_cost(options: dict[str, Any], n: int = 200_000) -> None:
+    """Microseconds the trainer callbacks' per-batch path adds to a batch (min of 3 runs of
+    ``n`` replayed batches, less the bare loop), beside the time a plain loader with 0
+    workers takes to make a batch (min of 3 epochs)."""
+    from lakemix.loader import MixLoader
+    from lakemix.loader.hf import MixLoaderTrainerCallback
+    from lakemix.loader.lightning import MixLoaderCallback
+
+    loader = MixLoader(**options)
+    epochs = []
+    for _ in range(3):
+        start = time.perf_counter()
+        batches = sum(1 for _ in loader)
+        epochs.append((time.perf_counter() - start) / batches)
+    made = min(epochs) * 1e6
+
+    def bare() -> None:
+        for _ in Replay(loader, n):
+            pass
+
+    def lightning() -> None:
+        callback = MixLoaderCallback(Replay(loader, n))
+        stream = iter(callback.dataloader)
+        ahead, k = next(stream, None), 0
         while ahead is not None:
             batch, ahead = ahead, next(stream, None)
-            batches.trained()
-            yield int(batch["cu_seqlens"][-1])
+            callback.on_train_batch_start(None, None, batch, k)
+            k += 1
+
+    def hf() -> None:
+        callback = MixLoaderTrainerCallback(Replay(loader, n))
+        for _ in callback.dataloader:
+            callback.on_step_end(None, None, None)
+
+    def best(run: Callable[[], None]) -> float:
+        times = []
+        for _ in range(3):
+            start = time.perf_counter()
+            run()
+            times.append(time.perf_counter() - start)
+        return min(times) / n * 1e6
+
+    base = best(bare)
+    costs = {name: best(run) - base for name, run in (("lightning", lightning), ("hf", hf))}
+    print(
+        f"trainer callbacks' per-batch work: lightning {costs['lightning']:.2f} us, hf "
+        f"{costs['hf']:.2f} us a batch; the plain loader (0 workers) makes a batch in "
+        f"{made:.0f} us: {costs['lightning'] / made:.2%} and {costs['hf'] / made:.2%} of it"
+    )
 
 
 def dynamic_stream(options: dict[str, Any], every: int) -> Iterator[int]:
@@ -243,6 +339,9 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--tokens", type=int, default=20_000_000)
     parser.add_argument("--rounds", type=int, default=5, help="turns of ceiling and MixLoaders")
+    parser.add_argument(
+        "--trainers-only", action="store_true", help="only what the trainer integrations add"
+    )
     args = parser.parse_args()
 
     if args.home is not None:
@@ -278,7 +377,8 @@ def main() -> None:
     )
     readers = {"ceiling: pyarrow, token column -> int64": lambda: forever(lambda: ceiling(store))}
     keys = {"ceiling: pyarrow, token column -> int64": "ceiling"}
-    for workers, method in ((0, "thread"), (1, "thread"), (2, "thread"), (2, "process")):
+    kinds = ((0, "thread"), (1, "thread"), (2, "thread"), (2, "process"))
+    for workers, method in kinds[:2] if args.trainers_only else kinds:
         begin = time.perf_counter()
         loader = MixLoader(**options, num_workers=workers, worker_method=method)
         next(iter(loader))
@@ -288,11 +388,12 @@ def main() -> None:
         mix = {**options, "num_workers": workers, "worker_method": method}
         readers[name] = functools.partial(mix_stream, mix)
         keys[name] = f"mixloader-{workers}-{method}"
-        if (workers, method) == (1, "thread"):  # what the trainer integrations add to it
-            name = "MixLoader, 1 thread worker, as trainers get it"
-            readers[name] = functools.partial(trainer_stream, mix)
-            keys[name] = "trainer-1-thread"
-        if workers == 0:  # a dynamic mix (docs/loader.md#dynamic-mixes) against the static one
+        if method == "thread" and workers < 2:  # what the trainer integrations add to it
+            for trainer in ("lightning", "hf"):
+                name = f"MixLoader, {workers} thread workers, {trainer} callback's path"
+                readers[name] = functools.partial(trainer_stream, mix, trainer)
+                keys[name] = f"trainer-{trainer}-{workers}"
+        if workers == 0 and not args.trainers_only:  # a dynamic mix against the static one
             for every in (0, 100):
                 name = "MixLoader, 0 workers, dynamic by language" + (
                     f", set_weights every {every} batches" if every else ""
@@ -317,6 +418,23 @@ def main() -> None:
             f"({min(walls) / 1e6:.0f}-{max(walls) / 1e6:.0f})  {statistics.median(shares):5.1%}"
             f"  | {cpu / 1e6:6.1f} M per CPU s  {cpu_share:5.1%}"
         )
+    by_key = {keys[name]: found for name, found in measured.items()}
+    for workers in (0, 1):
+        plain = by_key[f"mixloader-{workers}-thread"]
+        paths = []
+        for trainer in ("lightning", "hf"):
+            found = by_key[f"trainer-{trainer}-{workers}"]
+            wall = statistics.median(t / p for (t, _), (p, _) in zip(found, plain, strict=True))
+            cpu = statistics.median(t / p for (_, t), (_, p) in zip(found, plain, strict=True))
+            paths.append(f"{trainer} {wall:.1%} ({cpu:.1%} per CPU s)")
+        print(
+            f"trainer callbacks' path, {workers} workers: "
+            + ", ".join(paths)
+            + " of the plain MixLoader's throughput (median of the rounds' ratios)"
+        )
+    callback_cost(options)
+    if args.trainers_only:
+        return
     try:
         import datasets  # noqa: F401
     except ImportError:

@@ -36,13 +36,16 @@ class BigramLM(nn.Module):
         self.register_buffer("compact", compact, persistent=False)
         self.embed = nn.Embedding(len(vocabulary), dim)
         self.out = nn.Linear(dim, len(vocabulary))
+        self.last_loss = float("nan")  # this rank's (the Trainer logs the mean of all ranks')
 
     def forward(
         self, input_ids: torch.Tensor, labels: torch.Tensor, **batch: Any
     ) -> dict[str, Any]:
         targets = torch.where(labels >= 0, self.compact[labels.clamp(min=0)], -100)
         logits = self.out(self.embed(self.compact[input_ids]))
-        return {"loss": nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())}
+        loss = nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())
+        self.last_loss = float(loss.detach())
+        return {"loss": loss}
 
 
 def main() -> None:
@@ -96,11 +99,13 @@ def main() -> None:
     trainer = MixTrainer(model=model, args=training, callbacks=[resume, StopAfter()])
     last = get_last_checkpoint(str(args.out)) if args.resume and args.out.is_dir() else None
     result = trainer.train(resume_from_checkpoint=last)
-    loss = trainer.state.log_history[-2]["loss"] if len(trainer.state.log_history) > 1 else None
     if trainer.is_world_process_zero():
         print(f"done: step {result.global_step} training loss {result.training_loss:.6f}")
     if os.environ.get("LAKEMIX_PRINT_FINAL_LOSS"):
-        print(f"final loss rank {loader.rank} {loss!r}", flush=True)
+        print(f"final loss rank {loader.rank} {model.last_loss!r}", flush=True)
+    # Under torchrun, TrainingArguments started a gloo process group: left to the interpreter's
+    # exit, its threads can abort the process ("terminate called without an active exception").
+    trainer.end()
 
 
 if __name__ == "__main__":

@@ -129,6 +129,7 @@ class MixLoaderTrainerCallback(TrainerCallback):
     def on_train_end(
         self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
     ) -> None:
+        self.dataloader.close()  # no loader workers left running into the interpreter's exit
         if self.tracker is not None:
             self.tracker.finish()
 

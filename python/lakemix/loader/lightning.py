@@ -116,5 +116,6 @@ class MixLoaderCallback(pl.Callback):
         record_run(self.loader, directory, states, extra, tracker=self.tracker)
 
     def on_train_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        self.dataloader.close()  # no loader workers left running into the interpreter's exit
         if self.tracker is not None:
             self.tracker.finish()

@@ -12,6 +12,7 @@ from lakemix.loader.boundaries import check_extra_fields
 from lakemix.loader.ranks import check_process_group, find_ranks
 from lakemix.loader.reader import TokenStore
 from lakemix.loader.schedule import Cursor, Schedule
+from lakemix.loader.workers import close_at_exit, forget, stop_workers
 from lakemix.settings import Settings
 
 STATE_FORMAT = 1
@@ -173,6 +174,7 @@ class MixLoader:
         # yields one epoch of it, and keeps the first batch of the next one here.
         self._stream: Iterator[tuple[dict[str, Any], dict[str, Any]]] | None = None
         self._ahead: tuple[dict[str, Any], dict[str, Any]] | None = None
+        self._mapper: Any = None  # the stream's torchdata ParallelMapper (its workers)
 
     def _splits(self) -> str:
         counts: dict[str, int] = {}
@@ -266,7 +268,7 @@ class MixLoader:
         # hand-over, are paid once a group); the batches come out one by one, in order.
         group = min(GROUP_BATCHES, max(1, GROUP_TOKENS // (self.batch_size * self.seq_len)))
         # Workers hand over whole groups; they are cut into batches in this process.
-        mapped = ParallelMapper(
+        mapped = self._mapper = ParallelMapper(
             Grouper(planner, group),
             materialize.build,
             num_workers=self.num_workers,
@@ -293,9 +295,25 @@ class MixLoader:
         if self._stream is None:
             self._stream = iter(self._build())
             self._start = None
+            if self.num_workers:
+                close_at_exit(self)
         if self._ahead is None:
             self._ahead = next(self._stream)
         return self._ahead
+
+    def close(self) -> None:
+        """Stop the worker threads or processes (they build batches ahead until then).
+
+        Nothing is lost: iterating again continues after the last batch handed out, with new
+        workers. Trainer integrations close the loader when training ends; a loader still
+        open at interpreter exit is closed then (``lakemix.loader.workers``).
+        """
+        forget(self)
+        mapper, self._mapper = self._mapper, None  # also a stream dropped by set_weights
+        if self._stream is not None:
+            self._start, self._state = dict(self.position().place), None
+            self._stream = self._ahead = None
+        stop_workers(mapper)
 
     def position(self) -> Position:
         """Where this rank is now, as a token for ``state_dict(at=...)``: cheap (no copy), so a

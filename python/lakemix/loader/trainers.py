@@ -76,6 +76,13 @@ class TrainedBatches:
         """This rank's loader state after the last batch trained on."""
         return self.loader.state_dict(at=self._trained)
 
+    def close(self) -> None:
+        """Training ended: stop the loader's workers (``MixLoader.close``). Iterated again, the
+        batches continue after the last one trained on (those fetched ahead come again)."""
+        self.loader.close()
+        if self._handed:
+            self.load(self.trained_state())
+
     def load(self, state: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> None:
         """Continue from a state (this rank's, or every rank's: ``MixLoader.load_state_dict``)."""
         self.loader.load_state_dict(state)

@@ -174,3 +174,63 @@ def test_train_tiny_resumes_exactly_and_records_its_documents(
     assert {line.split()[0] for line in lines if line.strip()} == trained
     missing = CliRunner().invoke(main, ["lineage", "--run", str(tmp_path)])
     assert missing.exit_code == 1 and "no run record" in missing.output
+
+
+@pytest.mark.parametrize("method", ["thread", "process"])
+def test_close_stops_the_workers_and_loses_no_batch(release: Settings, method: str) -> None:
+    """A loader left open keeps its workers building batches ahead until the interpreter's
+    exit (where a worker thread in a torch operator can abort the process): close() stops
+    them, and iterating again continues after the last batch handed out."""
+    import multiprocessing
+    import threading
+
+    from lakemix.loader import workers
+
+    whole = [b["input_ids"] for b in loader(release, batch_size=1)]
+    assert len(whole) > 8
+    before = set(threading.enumerate()) | set(multiprocessing.active_children())
+    mix = loader(release, batch_size=1, num_workers=2, worker_method=method)
+    stream = iter(mix)
+    seen = [next(stream)["input_ids"] for _ in range(5)]
+    started = set(threading.enumerate()) | set(multiprocessing.active_children())
+    assert len(started - before) >= 2 and mix in workers._open  # closed at exit, if not before
+    mix.close()
+    # (a process queue's feeder thread ends with its queue: multiprocessing joins it at exit)
+    alive = [w for w in started - before if w.is_alive() and w.name != "QueueFeederThread"]
+    assert not alive and mix not in workers._open
+    seen += [next(stream)["input_ids"] for _ in range(2)]  # the suspended iterator goes on
+    mix.close()
+    seen += [b["input_ids"] for b in mix]
+    assert len(seen) == len(whole) and all(map(torch.equal, seen, whole))
+    mix.close()  # closing a closed loader does nothing
+
+
+SLOW_WORKERS = """
+import time, torch
+from lakemix.loader import MixLoader, materialize
+build = materialize.Materializer.build
+def slow(self, *args, **kwargs):  # a group takes a second of torch operators, as under load
+    x, end = torch.arange(1 << 16), time.monotonic() + 1.0
+    while time.monotonic() < end:
+        torch.split(x, [1 << 15, 1 << 15])
+    return build(self, *args, **kwargs)
+materialize.Materializer.build = slow
+mix = MixLoader(mix="demo_unimax", tag="v1", seq_len=32, batch_size=4, seed=5, num_workers=2)
+next(iter(mix))
+print("exit", flush=True)
+"""
+
+
+def test_a_loader_left_open_does_not_abort_the_interpreters_exit(
+    release: Settings, tmp_path: Path
+) -> None:
+    """Workers still building groups when a script ends (a trainer stopped mid-epoch on a busy
+    machine) were daemon threads inside torch operators at the interpreter's finalization,
+    which aborted the process ("terminate called without an active exception", every time
+    with this script before the exit hook): the loader is closed at exit, its workers waited
+    for."""
+    script = tmp_path / "slow_workers.py"
+    script.write_text(SLOW_WORKERS)
+    env = {"LAKEMIX_HOME": str(release.home)}
+    proc = run([str(BIN / "python"), str(script)], extra_env=env, timeout=120, check=False)
+    assert proc.returncode == 0 and proc.stdout == "exit\n", proc.stderr[-2000:]
