@@ -12,6 +12,7 @@ import yaml
 from lakemix import duck
 from lakemix.errors import LakemixError
 from lakemix.mix import dependencies
+from lakemix.mix.lakehouse import CLEAN
 from lakemix.settings import Settings
 
 if TYPE_CHECKING:
@@ -28,6 +29,23 @@ def last_build(settings: Settings) -> dict[str, Any]:
     Raises:
         BuildStateError: No build is recorded, or the DuckDB file is held by a running dbt.
     """
+    row = _recorded(settings, "order by finished_at desc limit 1", [])
+    if row is None:
+        raise BuildStateError("no dbt build is recorded yet: run `dbt build`")
+    return row
+
+
+def build_of(settings: Settings, invocation_id: str) -> dict[str, Any] | None:
+    """The recorded ``dbt build`` of ``invocation_id`` (like :func:`last_build`), or None when
+    that invocation is not recorded (a ``dbt run``, or a build from before the record).
+
+    Raises:
+        BuildStateError: The DuckDB file is missing or held by a running dbt.
+    """
+    return _recorded(settings, "where invocation_id = ? limit 1", [invocation_id])
+
+
+def _recorded(settings: Settings, clause: str, parameters: list[Any]) -> dict[str, Any] | None:
     import duckdb
 
     if not settings.duckdb_path.is_file():
@@ -41,14 +59,15 @@ def last_build(settings: Settings) -> dict[str, Any]:
     try:
         row = conn.execute(
             "select invocation_id, finished_at, is_passed, failures, cli_vars "
-            "from main.lakemix_builds order by finished_at desc limit 1"
+            f"from main.lakemix_builds {clause}",
+            parameters,
         ).fetchone()
     except duckdb.CatalogException:
         row = None
     finally:
         conn.close()
     if row is None:
-        raise BuildStateError("no dbt build is recorded yet: run `dbt build`")
+        return None
     return {
         "invocation_id": row[0],
         "finished_at": row[1].isoformat(),
@@ -77,6 +96,22 @@ def project_vars(root: Path, cli_vars: dict[str, Any]) -> dict[str, Any]:
     merged = {**(project.get("vars") or {}), **cli_vars}
     merged.pop("lakemix_mix", None)
     return merged
+
+
+def data_vars(catalog: Catalog, settings: Settings, root: Path) -> dict[str, Any] | None:
+    """The project's vars as the build that wrote the current snapshot of the clean documents
+    ran with (its ``--vars`` over dbt_project.yml): the filter, deduplication and tokenizer
+    settings the released data was made under. Not the last build's: that is mostly the mix's own
+    (``lakemix mix build`` passes only ``lakemix_mix``), after a ``dbt build --vars ...``.
+
+    Returns:
+        The vars, or None when that build is not recorded (then the last build's apply).
+    """
+    snapshot = catalog.load_table(CLEAN).current_snapshot()
+    summary = snapshot.summary if snapshot is not None else None
+    invocation = summary.get("lakemix.dbt_invocation_id") if summary is not None else None
+    build = build_of(settings, invocation) if invocation else None
+    return None if build is None else project_vars(root, build["cli_vars"])
 
 
 def config_files(root: Path, mix: str) -> dict[str, str]:
