@@ -25,6 +25,11 @@ A segmenter gets the whole text and gives the spans of its words in order (from 
 own offsets, or by finding its words one after the other); ``word_starts`` keeps where each
 word starts. Each segmenter loads on its first use (jieba about 0.7 s, Kiwi
 about 2 s).
+
+The languages whose spaCy tokenizer changes the affix rules (``affixes``: French, German, ...) are
+split the same way, by spaCy's algorithm with their rules (``segmenter_of`` names it
+``affixes:<spaCy language>``); their token starts are marked ``AFFIX_BREAK``, not ``WORD_BREAK``:
+whitespace, not the tokens, still separates their words where C4 counts words on a line.
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
+
+from lakemix.udf.quality.affixes import affix_languages, tokenizer
 
 # lid.176 label -> segmenter. Bump DEFINITION in ``lakemix.udf.quality`` when this changes.
 SEGMENTERS: dict[str, str] = {
@@ -56,6 +63,10 @@ _TIBETAN_SYLLABLE = re.compile("[^\u0f0b-\u0f12\\s]+[\u0f0b\u0f0c]*|[\u0f0b-\u0f
 
 
 Spans = Callable[[str], Iterable[tuple[int, int]]]
+
+WORD_BREAK = 1  # in ``break_flags``: a segmenter's word starts here
+AFFIX_BREAK = 2  # a token of a language with affix rules of its own starts here
+_AFFIXES = "affixes:"
 
 
 def _in_order(words: Iterable[str], text: str) -> Iterator[tuple[int, int]]:
@@ -161,13 +172,25 @@ def _pieces(text: str, size: int) -> Iterator[tuple[int, str]]:
         start = end
 
 
+def segmenter_of(language: str | None) -> str | None:
+    """The name of the segmenter that splits text of ``language`` (lid.176 label), or None."""
+    name = SEGMENTERS.get(language or "")
+    if name is None:
+        spacy_language = affix_languages().get(language or "")
+        name = None if spacy_language is None else _AFFIXES + spacy_language
+    return name
+
+
 @functools.cache
 def segmenter(name: str) -> Spans:
-    """The segmenter called ``name`` (a value of ``SEGMENTERS``), loaded once per process.
+    """The segmenter called ``name`` (a value of ``SEGMENTERS``, or ``affixes:<spaCy language>``),
+    loaded once per process.
 
     Raises:
         ValueError: If no segmenter has that name.
     """
+    if name.startswith(_AFFIXES):
+        return tokenizer(name.removeprefix(_AFFIXES)).spans
     if name not in _LOADERS:
         raise ValueError(f"no word segmenter {name!r}; known: {', '.join(sorted(_LOADERS))}")
     return _LOADERS[name]()
@@ -178,6 +201,8 @@ def word_starts(text: str, name: str) -> np.ndarray:
 
     Whitespace is not a word.
     """
+    if name.startswith(_AFFIXES):
+        return np.array(tokenizer(name.removeprefix(_AFFIXES)).starts(text), dtype=np.int64)
     starts = [start for start, end in segmenter(name)(text) if not text[start:end].isspace()]
     return np.array(starts, dtype=np.int64)
 
@@ -187,17 +212,19 @@ def break_flags(texts: list[str | None], languages: list[str | None]) -> tuple[A
 
     Returns:
         ``(breaks, offsets)``: ``breaks`` is uint8, one entry per code point of each segmented
-        text (1 where a word starts), the texts one after the other; text i's entries are
+        text (``WORD_BREAK`` where a word starts, ``AFFIX_BREAK`` where a token of a language
+        with affix rules of its own starts), the texts one after the other; text i's entries are
         ``breaks[offsets[i]:offsets[i + 1]]``, none for a text that is not segmented.
     """
     offsets = np.zeros(len(texts) + 1, dtype=np.int64)
     parts: list[np.ndarray] = []
     total = 0
     for i, (text, language) in enumerate(zip(texts, languages, strict=True)):
-        name = SEGMENTERS.get(language or "")
+        name = segmenter_of(language)
         if name is not None and text:
             flags = np.zeros(len(text), dtype=np.uint8)
-            flags[word_starts(text, name)] = 1
+            kind = AFFIX_BREAK if name.startswith(_AFFIXES) else WORD_BREAK
+            flags[word_starts(text, name)] = kind
             parts.append(flags)
             total += len(text)
         offsets[i + 1] = total

@@ -33,7 +33,7 @@ from lakemix.udf.quality.hashing import (
     mix64,
 )
 from lakemix.udf.quality.jit import jit
-from lakemix.udf.quality.segment import SEGMENTERS, break_flags
+from lakemix.udf.quality.segment import WORD_BREAK, break_flags, segmenter_of
 from lakemix.udf.quality.stop_words import languages_of, stop_word_keys, stop_word_lists
 from lakemix.udf.quality.words import (
     has_flag,
@@ -437,7 +437,9 @@ def _c4(cp: Any, n: int, nt: int, tk: Any, fl: Any, lower: Any, bk: Any, w: Any,
                 k += 1
             w0 = k
             while (
-                k < b and not has_flag(fl, cp[k], F_SPACE) and not (segmented and k > w0 and bk[k])
+                k < b
+                and not has_flag(fl, cp[k], F_SPACE)
+                and not (segmented and k > w0 and bk[k] == WORD_BREAK)
             ):
                 k += 1
             if k > w0:
@@ -588,7 +590,8 @@ def quality_signals(
     Args:
         texts: Strings (string, large_string, string_view or null type); nulls allowed.
         languages: The language (lid.176 label) of each text: texts of a language in
-            ``segment.SEGMENTERS`` are segmented into words first, and only English text (or
+            ``segment.SEGMENTERS`` are segmented into words first, those of a language with
+            affix rules of its own split by ``affixes``, and only English text (or
             text of no language) is split with English's exceptions. None: as English.
         stop_words: The stop words of each text's language, either one list per text (a
             list<string> array, as the dbt model passes the stop-word seed: every text of a
@@ -616,8 +619,9 @@ def quality_signals(
     word_offsets = np.cumsum([0, *map(len, keys)], dtype=np.int64)
     words = np.concatenate(keys) if keys else np.zeros(0, np.uint64)
     data, offsets, valid = text_buffers(texts)
+    split = {name: segmenter_of(name) is not None for name in set(names)}
     strings = [
-        _text(texts, i) if valid[i] and name in SEGMENTERS else None for i, name in enumerate(names)
+        _text(texts, i) if valid[i] and split[name] else None for i, name in enumerate(names)
     ]
     breaks, break_offsets = break_flags(strings, names)
     out = np.zeros((size, len(SIGNALS)), dtype=np.float64)
