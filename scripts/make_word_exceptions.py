@@ -21,6 +21,8 @@ language's compiled rules as spaCy builds them (``compile_prefix_regex`` etc.) u
 (spaCy's long character classes written once, under ``classes``, and named ``⟨NAME⟩`` in the
 rules): ``lakemix.udf.quality.affixes`` splits those languages with spaCy's own algorithm and
 regular expressions. ``url_match`` is spaCy's ``URL_MATCH``, the same for every language.
+``indic`` names the labels datatrove splits with Indic NLP's trivial tokenizer
+(``lakemix.udf.quality.indic``).
 """
 
 from __future__ import annotations
@@ -67,15 +69,13 @@ def named(pattern: str) -> str:
     return pattern
 
 
-def spacy_language(config: str) -> str | None:
-    """The spaCy language datatrove splits ``config`` with, or None (another tokenizer)."""
+def word_tokenizer(config: str) -> tuple[str, str] | None:
+    """The kind of word tokenizer datatrove splits ``config`` with and its language, or None."""
     try:
         tokenizer = load_word_tokenizer(config)
-    except Exception:  # stanza and botok cannot load offline: not spaCy anyway
+    except Exception:  # stanza and botok cannot load offline: neither spaCy nor Indic NLP
         return None
-    if type(tokenizer).__name__ != "SpaCyTokenizer":
-        return None
-    return str(tokenizer.language)
+    return type(tokenizer).__name__, str(getattr(tokenizer, "language", ""))
 
 
 def rules(language: str) -> dict[str, object]:
@@ -152,10 +152,13 @@ def main() -> None:
     with (ROOT / "seeds/language_configs.csv").open(encoding="utf-8") as f:
         labels = {row["language"]: row["fineweb2_config"] for row in csv.DictReader(f)}
     languages: dict[str, str] = {}  # lid.176 label -> spaCy language
+    indic: dict[str, str] = {}  # lid.176 label -> Indic NLP language
     spacy_rules: dict[str, dict[str, object]] = {}
     for label, config in sorted(labels.items()):
-        language = spacy_language(config) if config else None
-        if language is None or language in ("en", "xx"):
+        kind, language = (word_tokenizer(config) if config else None) or ("", "")
+        if kind == "IndicNLPTokenizer":
+            indic[label] = language
+        if kind != "SpaCyTokenizer" or language in ("en", "xx"):
             continue
         entry = spacy_rules.get(language) or rules(language)
         keys = ("exceptions", "hyphen_after_digit", "affixes", "without")
@@ -169,6 +172,7 @@ def main() -> None:
             "source": f"spaCy {spacy.__version__} tokenizer exceptions (MIT), "
             "written by scripts/make_word_exceptions.py",
             "languages": languages,
+            "indic": indic,
             "rules": spacy_rules,
             "url_match": URL_MATCH.__self__.pattern,  # type: ignore[attr-defined]
             "classes": CLASSES,
@@ -183,7 +187,7 @@ def main() -> None:
     print(
         f"{OUT.relative_to(ROOT)}: {len(languages)} lid.176 labels, {len(spacy_rules)} spaCy "
         f"languages, {sum(sizes.values())} exceptions, affix rules of their own: "
-        f"{' '.join(affixed)}"
+        f"{' '.join(affixed)}; split by Indic NLP's rules: {' '.join(sorted(indic))}"
     )
     print(" ".join(f"{language}:{n}" for language, n in sizes.items()), file=sys.stderr)
 

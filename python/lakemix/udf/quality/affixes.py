@@ -7,7 +7,7 @@ languages this module splits text with spaCy's own algorithm (``Tokenizer._split
 ``_attach_tokens`` and the special-case matcher, spaCy 3.8) and the language's regular expressions
 and exceptions as spaCy compiles them (``word_exceptions.json``, written by
 ``scripts/make_word_exceptions.py``). Its token starts go to the kernels as a segmenter's word
-starts do (``segment.break_flags``), with the value ``AFFIX_BREAK``: the kernels take those tokens
+starts do (``segment.break_flags``), with the value ``TOKEN_BREAK``: the kernels take those tokens
 as they are and still split lines into words at whitespace for C4.
 
 A piece of letters alone that is no exception is one token: every prefix, suffix and infix rule of

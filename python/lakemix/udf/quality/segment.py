@@ -28,8 +28,10 @@ about 2 s).
 
 The languages whose spaCy tokenizer changes the affix rules (``affixes``: French, German, ...) are
 split the same way, by spaCy's algorithm with their rules (``segmenter_of`` names it
-``affixes:<spaCy language>``); their token starts are marked ``AFFIX_BREAK``, not ``WORD_BREAK``:
-whitespace, not the tokens, still separates their words where C4 counts words on a line.
+``affixes:<spaCy language>``), and those datatrove splits with Indic NLP's trivial tokenizer by its
+rules (``indic``: Hindi, Bengali, Tamil, Urdu, Pashto, ...; ``indic:<language>``); their token
+starts are marked ``TOKEN_BREAK``, not ``WORD_BREAK``: whitespace, not the tokens, still separates
+their words where C4 counts words on a line.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from lakemix.udf.quality.affixes import affix_languages, tokenizer
+from lakemix.udf.quality.affixes import affix_languages, spacy_rules, tokenizer
+from lakemix.udf.quality.indic import spans as indic_spans
 
 # lid.176 label -> segmenter. Bump DEFINITION in ``lakemix.udf.quality`` when this changes.
 SEGMENTERS: dict[str, str] = {
@@ -65,8 +68,9 @@ _TIBETAN_SYLLABLE = re.compile("[^\u0f0b-\u0f12\\s]+[\u0f0b\u0f0c]*|[\u0f0b-\u0f
 Spans = Callable[[str], Iterable[tuple[int, int]]]
 
 WORD_BREAK = 1  # in ``break_flags``: a segmenter's word starts here
-AFFIX_BREAK = 2  # a token of a language with affix rules of its own starts here
+TOKEN_BREAK = 2  # a token starts here (spaCy's affix rules, Indic NLP); whitespace splits words
 _AFFIXES = "affixes:"
+_INDIC = "indic:"
 
 
 def _in_order(words: Iterable[str], text: str) -> Iterator[tuple[int, int]]:
@@ -174,11 +178,13 @@ def _pieces(text: str, size: int) -> Iterator[tuple[int, str]]:
 
 def segmenter_of(language: str | None) -> str | None:
     """The name of the segmenter that splits text of ``language`` (lid.176 label), or None."""
-    name = SEGMENTERS.get(language or "")
-    if name is None:
-        spacy_language = affix_languages().get(language or "")
-        name = None if spacy_language is None else _AFFIXES + spacy_language
-    return name
+    label = language or ""
+    if label in SEGMENTERS:
+        return SEGMENTERS[label]
+    if label in affix_languages():
+        return _AFFIXES + affix_languages()[label]
+    indic = spacy_rules()["indic"]
+    return _INDIC + indic[label] if label in indic else None
 
 
 @functools.cache
@@ -191,6 +197,9 @@ def segmenter(name: str) -> Spans:
     """
     if name.startswith(_AFFIXES):
         return tokenizer(name.removeprefix(_AFFIXES)).spans
+    if name.startswith(_INDIC):
+        language = name.removeprefix(_INDIC)
+        return lambda text: indic_spans(text, language)
     if name not in _LOADERS:
         raise ValueError(f"no word segmenter {name!r}; known: {', '.join(sorted(_LOADERS))}")
     return _LOADERS[name]()
@@ -212,7 +221,7 @@ def break_flags(texts: list[str | None], languages: list[str | None]) -> tuple[A
 
     Returns:
         ``(breaks, offsets)``: ``breaks`` is uint8, one entry per code point of each segmented
-        text (``WORD_BREAK`` where a word starts, ``AFFIX_BREAK`` where a token of a language
+        text (``WORD_BREAK`` where a word starts, ``TOKEN_BREAK`` where a token of a language
         with affix rules of its own starts), the texts one after the other; text i's entries are
         ``breaks[offsets[i]:offsets[i + 1]]``, none for a text that is not segmented.
     """
@@ -223,7 +232,7 @@ def break_flags(texts: list[str | None], languages: list[str | None]) -> tuple[A
         name = segmenter_of(language)
         if name is not None and text:
             flags = np.zeros(len(text), dtype=np.uint8)
-            kind = AFFIX_BREAK if name.startswith(_AFFIXES) else WORD_BREAK
+            kind = TOKEN_BREAK if name.startswith((_AFFIXES, _INDIC)) else WORD_BREAK
             flags[word_starts(text, name)] = kind
             parts.append(flags)
             total += len(text)

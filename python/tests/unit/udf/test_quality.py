@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lakemix.udf.quality import SIGNALS, quality_signals, register, split_words
+from lakemix.udf.quality import SIGNALS, indic, quality_signals, register, split_words
 
 COUNTS = {name for name, kind in SIGNALS if kind == "int64"}
 # Can exceed 1: overlapping occurrences of the top n-gram are all counted (as in datatrove).
@@ -472,3 +472,31 @@ def test_japanese_segments_from_many_threads_at_once() -> None:
             range(64),
         )
         assert {c[0].as_py() for c in counts} == {alone}
+
+
+# datatrove's IndicNLPTokenizer(language).word_tokenize(text) (Indic NLP Library 0.92)
+INDIC_SPLITS = [
+    (
+        "hi",
+        "यह 3.5 किलो है। नया\nशहर (दिल्ली), 12 / 5 को",
+        ["यह", "3.5", "किलो", "है", "।", "नया\nशहर", "(", "दिल्ली", ")", ",", "12/5", "को"],
+    ),
+    (
+        "ur",
+        "یہ 3.5 کلو ہے۔ نیا\nشہر، (لاہور)",
+        ["یہ", "3", ".", "5", "کلو", "ہے", "۔", "نیا\nشہر", "،", "(", "لاہور", ")"],
+    ),
+    ("ta", "அவர் 2010, 22:04 மணிக்கு வந்தார்.", ["அவர்", "2010,22:04", "மணிக்கு", "வந்தார்", "."]),
+]
+
+
+@pytest.mark.parametrize(("language", "text", "words"), INDIC_SPLITS)
+def test_indic_languages_split_as_datatrove_splits_them(
+    language: str, text: str, words: list[str]
+) -> None:
+    """Indic NLP's trivial tokenizer: punctuation apart, spaces only (a newline stays inside a
+    word), digits joined again across ``,.:/`` (not in Urdu)."""
+    assert indic.tokens(text, language) == words
+    spans = indic.spans(text, language)
+    assert [text[s:e].replace(" ", "") for s, e in spans] == words
+    assert split_words(text, language) == [text[s:e] for s, e in spans]  # labels as languages
