@@ -69,6 +69,7 @@ Spans = Callable[[str], Iterable[tuple[int, int]]]
 
 WORD_BREAK = 1  # in ``break_flags``: a segmenter's word starts here
 TOKEN_BREAK = 2  # a token starts here (spaCy's affix rules, Indic NLP); whitespace splits words
+DROPPED = 3  # a space inside a token that its tokenizer removed (Indic NLP's joined numbers)
 _AFFIXES = "affixes:"
 _INDIC = "indic:"
 
@@ -222,7 +223,8 @@ def break_flags(texts: list[str | None], languages: list[str | None]) -> tuple[A
     Returns:
         ``(breaks, offsets)``: ``breaks`` is uint8, one entry per code point of each segmented
         text (``WORD_BREAK`` where a word starts, ``TOKEN_BREAK`` where a token of a language
-        with affix rules of its own starts), the texts one after the other; text i's entries are
+        with affix rules of its own or Indic NLP's starts, ``DROPPED`` on a space inside a
+        token that is not part of it), the texts one after the other; text i's entries are
         ``breaks[offsets[i]:offsets[i + 1]]``, none for a text that is not segmented.
     """
     offsets = np.zeros(len(texts) + 1, dtype=np.int64)
@@ -232,8 +234,15 @@ def break_flags(texts: list[str | None], languages: list[str | None]) -> tuple[A
         name = segmenter_of(language)
         if name is not None and text:
             flags = np.zeros(len(text), dtype=np.uint8)
-            kind = TOKEN_BREAK if name.startswith((_AFFIXES, _INDIC)) else WORD_BREAK
-            flags[word_starts(text, name)] = kind
+            if name.startswith(_INDIC):  # "12 / 5" is the token "12/5"
+                for start, end in indic_spans(text, name.removeprefix(_INDIC)):
+                    flags[start] = TOKEN_BREAK
+                    for k in range(start + 1, end):
+                        if text[k] == " " or text[k] == "\t":
+                            flags[k] = DROPPED
+            else:
+                kind = TOKEN_BREAK if name.startswith(_AFFIXES) else WORD_BREAK
+                flags[word_starts(text, name)] = kind
             parts.append(flags)
             total += len(text)
         offsets[i + 1] = total

@@ -33,7 +33,7 @@ from lakemix.udf.quality.hashing import (
     mix64,
 )
 from lakemix.udf.quality.jit import jit
-from lakemix.udf.quality.segment import WORD_BREAK, break_flags, segmenter_of
+from lakemix.udf.quality.segment import DROPPED, WORD_BREAK, break_flags, segmenter_of
 from lakemix.udf.quality.stop_words import languages_of, stop_word_keys, stop_word_lists
 from lakemix.udf.quality.words import (
     has_flag,
@@ -303,28 +303,43 @@ def _stop_words(cp: Any, ts: Any, te: Any, nt: int, lower: Any, sw: Any) -> int:
 
 @jit
 def _words(
-    cp: Any, n: int, nt: int, fl: Any, lower: Any, sw: Any, newlines: int, w: Any, out: Any
+    cp: Any,
+    n: int,
+    nt: int,
+    fl: Any,
+    lower: Any,
+    bk: Any,
+    sw: Any,
+    newlines: int,
+    w: Any,
+    out: Any,
 ) -> None:
-    """Gopher quality's word signals, FineWeb's newlines per word and the stop-word count."""
+    """Gopher quality's word signals, FineWeb's newlines per word and the stop-word count
+    (``bk``: a character marked ``DROPPED`` is not part of its token)."""
     ts, te, th, tp, tl = w[0], w[1], w[8], w[9], w[10]
+    dropped = len(bk) > 0
     words = word_chars = alphas = 0
     for t in range(nt):
         symbol = True
         alpha = False
         h = np.uint64(0)
         p = ONE
+        length = te[t] - ts[t]
         for i in range(ts[t], te[t]):
             c = cp[i]
+            if dropped and bk[i] == DROPPED:
+                length -= 1
+                continue
             if not has_flag(fl, c, F_PUNCT):
                 symbol = False
             if has_flag(fl, c, F_ALPHA):
                 alpha = True
             h = h * HB + np.uint64(c + 1)
             p = p * HB
-        th[t], tp[t], tl[t] = h, p, te[t] - ts[t]
+        th[t], tp[t], tl[t] = h, p, length
         if not symbol:
             words += 1
-            word_chars += te[t] - ts[t]
+            word_chars += length
         if alpha:
             alphas += 1
     out[_C_WORDS] = words
@@ -501,7 +516,7 @@ def _document(
     stamp = _repetition_of_lines(cp, n, fl, bounds, w, stamp, out)
     stamp, newlines = _fineweb_lines(cp, n, fl, bounds, w, stamp, out)
     nt = tokenize(cp, 0, n, fl, tk, bk, w[0], w[1], w[2], w[3])
-    _words(cp, n, nt, fl, lower, sw, newlines, w, out)
+    _words(cp, n, nt, fl, lower, bk, sw, newlines, w, out)
     stamp = _repetition_of_ngrams(n, nt, w, stamp, out)
     _c4(cp, n, nt, tk, fl, lower, bk, w, out)
     w[12][0] = stamp

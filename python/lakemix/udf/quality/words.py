@@ -45,7 +45,7 @@ from lakemix.udf.quality.chars import (
 from lakemix.udf.quality.exceptions import base_exceptions, english_exceptions
 from lakemix.udf.quality.hashing import HB, HLEN, hash_key, mix64
 from lakemix.udf.quality.jit import inline, jit, refresh_cache
-from lakemix.udf.quality.segment import break_flags
+from lakemix.udf.quality.segment import DROPPED, break_flags
 
 _EL_PATTERN = 8  # in a row of exceptions: affixed, tokens, their lengths (6), pattern, lengths
 
@@ -658,7 +658,7 @@ def tokenize(
         j = i
         if segmented and i < b:
             j = i + 1
-            while j < b and not bk[j]:
+            while j < b and (bk[j] == 0 or bk[j] == DROPPED):
                 j += 1
             k = j
             while has_flag(fl, cp[k - 1], F_SPACE):

@@ -500,3 +500,11 @@ def test_indic_languages_split_as_datatrove_splits_them(
     spans = indic.spans(text, language)
     assert [text[s:e].replace(" ", "") for s, e in spans] == words
     assert split_words(text, language) == [text[s:e] for s, e in spans]  # labels as languages
+
+
+def test_a_number_indic_nlp_joins_across_spaces_counts_without_them() -> None:
+    """``12 / 5`` is Indic NLP's word ``12/5`` (4 characters): the spaces the tokenizer removed
+    are not part of the word's length, as in datatrove."""
+    [row] = quality_signals(pa.array(["तारीख 12 / 5 को"]), pa.array(["hi"])).to_pylist()
+    assert row["word_count"] == 3  # तारीख 12/5 को
+    assert row["mean_word_length"] == (5 + 4 + 2) / 3
