@@ -96,6 +96,7 @@ class AffixTokenizer:
             if affixed or " " in orth:
                 self._affixed[orth] = self._split(orth, specials=False)
         self._longest = max(map(len, self._affixed), default=0)
+        self._firsts = frozenset(orth[0] for orth in self._affixed)  # a run starts with one
         self._lock = threading.Lock()
 
     def _find_prefix(self, text: str) -> int:
@@ -187,6 +188,8 @@ class AffixTokenizer:
         starts = [0]
         for n in lengths:
             starts.append(starts[-1] + n)
+        if not any(piece[start] in self._firsts for start in starts[:-2]):
+            return False
         spans = [(starts[k], starts[k + 1]) for k in range(len(lengths))]
         return bool(self._runs(piece, spans))
 
