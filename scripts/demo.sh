@@ -17,8 +17,34 @@ $bin/lakemix ingest "$web/oscar2019" --source oscar2019 --format oscar --no-prog
 $bin/lakemix ingest "$web/oscar2201" --source oscar2201 --format jsonl --no-progress | tail -n 2
 $bin/lakemix ingest "$web/hplt_warc2text" --source hplt_warc2text --format hplt --no-progress | tail -n 2
 
+# Two tiny training runs on two releases made under two filter settings, tracked in MLflow and
+# compared: the project's filters (A) and FineWeb-2's, which drop the C4 family (B). The
+# tracking server of scripts/services.d/50-mlflow.sh starts meanwhile (installed once per
+# machine), unless MLFLOW_TRACKING_URI names one already.
+filters_b='{lakemix_filter_families: [language, gopher_quality, gopher_repetition, fineweb]}'
+refilter=int_documents_quality_filtered+
+if [ -z "${MLFLOW_TRACKING_URI:-}" ]; then
+    : >"$LOGS/mlflow.env"
+    LAKEMIX_SERVICES_ENV=$LOGS/mlflow.env bash scripts/services.d/50-mlflow.sh \
+        >"$LOGS/mlflow-server.log" 2>&1 &
+    mlflow_starting=$!
+fi
+tag="demo-$(date -u +%Y%m%d-%H%M%S)"
+seconds() { echo $(( $(date +%s) - $1 )); }
+
 echo "== dbt build"
 $bin/dbt build --quiet
+echo "== a second filter setting (B: $filters_b): filtering and what follows it only"
+second=$(date +%s)
+$bin/dbt build --quiet --select "$refilter" --vars "$filters_b"
+$bin/lakemix mix build demo_unimax > "$LOGS/mix-demo_unimax-b.log" 2>&1 ||
+    { cat "$LOGS/mix-demo_unimax-b.log"; exit 1; }
+$bin/lakemix release demo_unimax --tag "$tag-b" > "$LOGS/release-b.log" 2>&1 ||
+    { cat "$LOGS/release-b.log"; exit 1; }
+head -n 1 "$LOGS/release-b.log"
+echo "   and back to the project's filters (A)"
+$bin/dbt build --quiet --select "$refilter"
+second=$(seconds "$second")
 echo "== mixes (mixes/*.yml)"
 for mix in demo_temperature demo_unimax; do
     $bin/lakemix mix build "$mix" > "$LOGS/mix-$mix.log" 2>&1 || { cat "$LOGS/mix-$mix.log"; exit 1; }
@@ -26,28 +52,35 @@ for mix in demo_temperature demo_unimax; do
     echo "   ..."
 done
 echo "== release (lakemix release; see lakemix versions, show, diff, rebuild)"
-tag="demo-$(date -u +%Y%m%d-%H%M%S)"
 $bin/lakemix release demo_unimax --tag "$tag"
-# Tracked runs only when asked for (MLFLOW_TRACKING_URI set): two releases, two tiny runs and a
-# compare add about 100 s on a loaded 2-core machine (docs/benchmarks.md).
-if [ -n "${MLFLOW_TRACKING_URI:-}" ]; then
-    echo "== two tiny runs on two releases, tracked in MLflow ($MLFLOW_TRACKING_URI; docs/tracking.md)"
-    $bin/lakemix release demo_temperature --tag "$tag-t"
-    runs=()
-    for release in "demo_unimax $tag" "demo_temperature $tag-t"; do
-        set -- $release
-        out=${LAKEMIX_HOME:-lakehouse}/runs/$2
-        MLFLOW_TRACKING_URI=$MLFLOW_TRACKING_URI MLFLOW_EXPERIMENT_NAME=lakemix-demo \
-            $bin/python examples/train_tiny.py --mix "$1" --tag "$2" --out "$out" --steps 20 \
-            --checkpoint-every 10 --seq-len 32 > "$LOGS/train-$2.log" 2>&1 || { cat "$LOGS/train-$2.log"; exit 1; }
-        runs+=("$(sed -n 's/^mlflow run \([0-9a-f]*\) at .*/\1/p' "$LOGS/train-$2.log")")
-    done
-    echo "\$ lakemix compare ${runs[0]} ${runs[1]}"
-    MLFLOW_TRACKING_URI=$MLFLOW_TRACKING_URI $bin/lakemix compare "${runs[0]}" "${runs[1]}"
-else
-    echo "== (MLFLOW_TRACKING_URI=http://127.0.0.1:15000 make demo also trains two runs on two releases,"
-    echo "   tracked in MLflow, and compares them; scripts/services.sh starts that server)"
+
+if [ -n "${mlflow_starting:-}" ]; then
+    wait "$mlflow_starting" || { cat "$LOGS/mlflow-server.log"; exit 1; }
+    source "$LOGS/mlflow.env"
+    export MLFLOW_TRACKING_URI=$LAKEMIX_TEST_MLFLOW_URI
 fi
+echo "== two tiny runs, A on $tag and B on $tag-b, tracked in MLflow ($MLFLOW_TRACKING_URI)"
+training=$(date +%s)
+# Side by side: each run is one process (no loader workers), the machine has two cores.
+releases=("$tag" "$tag-b")
+trainings=()
+for release in "${releases[@]}"; do
+    MLFLOW_EXPERIMENT_NAME=lakemix-demo $bin/python examples/train_tiny.py --mix demo_unimax \
+        --tag "$release" --out "${LAKEMIX_HOME:-lakehouse}/runs/$release" --steps 20 \
+        --checkpoint-every 10 --seq-len 32 --num-workers 0 > "$LOGS/train-$release.log" 2>&1 &
+    trainings+=("$!")
+done
+runs=()
+for i in 0 1; do
+    release=${releases[$i]}
+    wait "${trainings[$i]}" || { cat "$LOGS/train-$release.log"; exit 1; }
+    run=$(sed -n 's/^mlflow run \([0-9a-f]*\) at .*/\1/p' "$LOGS/train-$release.log")
+    [ -n "$run" ] || { cat "$LOGS/train-$release.log"; echo "demo: the run was not tracked" >&2; exit 1; }
+    runs+=("$run")
+done
+echo "\$ lakemix compare ${runs[0]} ${runs[1]}"
+$bin/lakemix compare "${runs[0]}" "${runs[1]}"
+training=$(seconds "$training")
 echo "== quality report (lakemix report)"
 $bin/lakemix report
 echo "== dbt docs generate"
@@ -65,9 +98,13 @@ results:     marts.fct_clean_documents, fct_document_rejections, dim_sources, di
 query:       .venv/bin/lakemix sql "select language, raw_document_count, clean_document_count from marts.dim_languages order by raw_document_count desc"
              (read-only SQL over every table; --at TAG for a release)
 release:     $tag (.venv/bin/lakemix show $tag; lakemix lineage <document_id>)
+MLflow UI:   $MLFLOW_TRACKING_URI  (experiment lakemix-demo: the two runs, each release as a dataset input)
+runs:        .venv/bin/lakemix runs --tracking-uri $MLFLOW_TRACKING_URI
+compare:     .venv/bin/lakemix compare --tracking-uri $MLFLOW_TRACKING_URI ${runs[0]} ${runs[1]}
+             (A on $tag, B on $tag-b: metrics, settings and the data difference)
 docs site:   $(pwd)/target/static_index.html  (with column lineage: .venv/bin/lakemix docs --mix demo_unimax)
 report:      $home/reports/quality-current.html  (lakemix report [--tag TAG])
 search:      .venv/bin/lakemix search "query" [--language de] [--include-rejected]
 notebook:    $(pwd)/analyses/explore.ipynb  (make notebook starts JupyterLab on it)
-demo took $(( $(date +%s) - start )) s
+demo took $(seconds "$start") s (of which the second filter setting ${second} s, the two runs and compare ${training} s)
 MSG

@@ -10,8 +10,10 @@ import orjson
 import yaml
 
 from lakemix import duck
+from lakemix.dbt.build_record import latest_build, recorded_build
 from lakemix.errors import LakemixError
 from lakemix.mix import dependencies
+from lakemix.mix.lakehouse import CLEAN
 from lakemix.settings import Settings
 
 if TYPE_CHECKING:
@@ -23,11 +25,47 @@ class BuildStateError(LakemixError, RuntimeError):
 
 
 def last_build(settings: Settings) -> dict[str, Any]:
-    """The last ``dbt build`` as recorded by the ``record_build_result`` on-run-end hook.
+    """The last ``dbt build`` as recorded by the ``record_build_result`` on-run-end hook: from
+    the catalog's ``meta.builds`` (readable while another build runs), else, for a lakehouse
+    last built before lakemix recorded builds there, from the DuckDB file.
+
+    Returns:
+        ``invocation_id``, ``finished_at``, ``is_passed``, ``failures``, ``cli_vars`` and
+        ``quality_thresholds`` (the seed's rows as built; None from the DuckDB file).
 
     Raises:
-        BuildStateError: No build is recorded, or the DuckDB file is held by a running dbt.
+        BuildStateError: No build is recorded, or only in the DuckDB file a running dbt holds.
     """
+    from lakemix.catalog import catalog
+
+    found = latest_build(catalog(settings))
+    if found is None:
+        found = _recorded_in_duckdb(settings, "order by finished_at desc limit 1", [])
+    if found is None:
+        raise BuildStateError("no dbt build is recorded yet: run `dbt build`")
+    return found
+
+
+def build_of(settings: Settings, invocation_id: str) -> dict[str, Any] | None:
+    """The recorded ``dbt build`` of ``invocation_id`` (like :func:`last_build`), or None when
+    that invocation is not recorded (a ``dbt run``, or a build from before the record).
+
+    Raises:
+        BuildStateError: Only the DuckDB file could hold it, and it is missing or held by a
+            running dbt.
+    """
+    from lakemix.catalog import catalog
+
+    found = recorded_build(catalog(settings), invocation_id)
+    if found is None:
+        found = _recorded_in_duckdb(settings, "where invocation_id = ? limit 1", [invocation_id])
+    return found
+
+
+def _recorded_in_duckdb(
+    settings: Settings, clause: str, parameters: list[Any]
+) -> dict[str, Any] | None:
+    """A build as the DuckDB file records it (a lakehouse last built before ``meta.builds``)."""
     import duckdb
 
     if not settings.duckdb_path.is_file():
@@ -41,20 +79,22 @@ def last_build(settings: Settings) -> dict[str, Any]:
     try:
         row = conn.execute(
             "select invocation_id, finished_at, is_passed, failures, cli_vars "
-            "from main.lakemix_builds order by finished_at desc limit 1"
+            f"from main.lakemix_builds {clause}",
+            parameters,
         ).fetchone()
     except duckdb.CatalogException:
         row = None
     finally:
         conn.close()
     if row is None:
-        raise BuildStateError("no dbt build is recorded yet: run `dbt build`")
+        return None
     return {
         "invocation_id": row[0],
         "finished_at": row[1].isoformat(),
         "is_passed": bool(row[2]),
         "failures": orjson.loads(row[3]),
         "cli_vars": orjson.loads(row[4]),
+        "quality_thresholds": None,
     }
 
 
@@ -77,6 +117,22 @@ def project_vars(root: Path, cli_vars: dict[str, Any]) -> dict[str, Any]:
     merged = {**(project.get("vars") or {}), **cli_vars}
     merged.pop("lakemix_mix", None)
     return merged
+
+
+def data_vars(catalog: Catalog, settings: Settings, root: Path) -> dict[str, Any] | None:
+    """The project's vars as the build that wrote the current snapshot of the clean documents
+    ran with (its ``--vars`` over dbt_project.yml): the filter, deduplication and tokenizer
+    settings the released data was made under. Not the last build's: that is mostly the mix's own
+    (``lakemix mix build`` passes only ``lakemix_mix``), after a ``dbt build --vars ...``.
+
+    Returns:
+        The vars, or None when that build is not recorded (then the last build's apply).
+    """
+    snapshot = catalog.load_table(CLEAN).current_snapshot()
+    summary = snapshot.summary if snapshot is not None else None
+    invocation = summary.get("lakemix.dbt_invocation_id") if summary is not None else None
+    build = build_of(settings, invocation) if invocation else None
+    return None if build is None else project_vars(root, build["cli_vars"])
 
 
 def config_files(root: Path, mix: str) -> dict[str, str]:

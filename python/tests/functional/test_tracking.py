@@ -23,14 +23,16 @@ from lakemix.loader.trainers import record_run
 from lakemix.settings import Settings
 from lakemix.tracking import TrackingWarning
 from lakemix.versions import get_release
-from tests.conftest import BIN, ROOT, lakehouse_in, run
+from tests.conftest import BIN, ROOT, dbt, lakehouse_in, run
+from tests.functional.quality.test_demo_instructions import demo_variable, printed_command
 
 TRAIN = ["--steps", "8", "--checkpoint-every", "4", "--seq-len", "32", "--batch-size", "4"]
 
 
 @dataclass(frozen=True)
 class Tracked:
-    """Two tiny runs, A on release v1 (demo_unimax) and B on t1 (demo_temperature), tracked in
+    """Two tiny runs of demo_unimax, A on release v1 (the project's filters) and B on t1 (the
+    second filter setting of scripts/demo.sh, built as the demo builds it), tracked in
     experiment ``experiment`` of the server at ``uri``, in a copy of the demo lakehouse."""
 
     uri: str
@@ -58,12 +60,15 @@ def tracked(
     ):
         patch.setenv("MLFLOW_TRACKING_URI", mlflow_uri)
         patch.setenv("MLFLOW_EXPERIMENT_NAME", experiment)
-        for args in (("mix", "build", "demo_temperature"), ("release", "demo_temperature")):
-            result = invoke(*args, *(["--tag", "t1"] if args[0] == "release" else []))
+        # The demo's second filter setting: filtering and what follows it, then the mix.
+        refilter, filters_b = demo_variable("refilter"), demo_variable("filters_b")
+        dbt("build", "--select", refilter, "--vars", filters_b, tmp=tmp)
+        for args in (("mix", "build", "demo_unimax"), ("release", "demo_unimax", "--tag", "t1")):
+            result = invoke(*args)
             assert result.exit_code == 0, result.output
         env = {"LAKEMIX_HOME": str(settings.home)}
         dirs, ids = [], []
-        for mix, tag in (("demo_unimax", "v1"), ("demo_temperature", "t1")):
+        for mix, tag in (("demo_unimax", "v1"), ("demo_unimax", "t1")):
             out = tmp / f"run-{tag}"
             script = [str(BIN / "python"), str(ROOT / "examples" / "train_tiny.py"), *TRAIN]
             script += ["--mix", mix, "--tag", tag, "--out", str(out), "--num-workers", "0"]
@@ -155,7 +160,7 @@ def test_runs_lists_the_runs_of_a_release_with_their_metrics(tracked: Tracked) -
     assert "finished" in listed.output and "loss=" in listed.output
     assert every.exit_code == 0 and all(i in every.output for i in tracked.ids)
     assert unknown.exit_code != 0 and "no run logged 'accuracy'" in unknown.output
-    assert shown.exit_code == 0 and "release t1 of mix demo_temperature" in shown.output
+    assert shown.exit_code == 0 and "release t1 of mix demo_unimax" in shown.output
     runs_part = shown.output.split("tracked runs on t1", 1)[1]
     assert tracked.ids[1] in runs_part and tracked.ids[0] not in runs_part
 
@@ -185,10 +190,29 @@ def test_compare_puts_metrics_side_by_side_with_the_data_difference(tracked: Tra
     (line,) = [x for x in compared.output.splitlines() if x.startswith("loss ")]
     change = losses[1] - losses[0]
     assert line.split()[1:] == [f"{losses[0]:.6g}", f"{losses[1]:.6g}", f"{change:+.6g}"]
-    assert "mix.strategy.kind" in compared.output and "temperature" in compared.output
+    # The filter settings differ (as each release recorded the vars its data was built with,
+    # not those of the mix build after it), and documents left A for a C4 rule.
+    families = {x.split()[0]: x.split()[1:] for x in compared.output.splitlines() if x}
+    assert families["vars.lakemix_filter_families"] == [
+        '["language","gopher_quality","gopher_repetition","c4","fineweb"]',
+        '["language","gopher_quality","gopher_repetition","fineweb"]',
+    ]
     data = compared.output.split("as `lakemix diff` says:\n", 1)[1]
-    assert diffed.exit_code == 0 and data == diffed.output and "sampling" in data
+    assert diffed.exit_code == 0 and data == diffed.output and "filter: c4_" in data
     assert itself.exit_code == 0 and "the same release (v1" in itself.output
+
+
+def test_the_compare_line_the_demo_prints_runs(tracked: Tracked) -> None:
+    a, b = tracked.ids
+    values = {"$MLFLOW_TRACKING_URI": tracked.uri, "${runs[0]}": a, "${runs[1]}": b}
+    with lakehouse_in(tracked.settings.home.parent):
+        compared = invoke(*printed_command("compare", values))
+        listed = invoke(*printed_command("runs", values))
+    assert compared.exit_code == 0, compared.output
+    assert f"A: run {a}" in compared.output and f"B: run {b}" in compared.output
+    assert any(line.startswith("loss ") for line in compared.output.splitlines())
+    assert "vars.lakemix_filter_families" in compared.output and "filter: c4_" in compared.output
+    assert listed.exit_code == 0 and a in listed.output and b in listed.output
 
 
 def test_an_unreachable_server_warns_once_and_training_goes_on(
@@ -217,7 +241,7 @@ def test_a_run_whose_release_was_garbage_collected_says_how_to_rebuild(tracked: 
     from lakemix.catalog import catalog
 
     settings = tracked.settings
-    name = "marts.mix_demo_temperature"
+    name = "marts.mix_demo_unimax"
     pinned = get_release("t1", settings)["snapshots"][name]["snapshot_id"]
     table = catalog(settings).load_table(name)
     table.manage_snapshots().remove_tag("t1").commit()

@@ -1,4 +1,5 @@
-"""The way to query the lakehouse that `make demo` prints works on a built lakehouse."""
+"""The way to query the lakehouse that `make demo` prints works on a built lakehouse. (Its
+compare line, on two runs tracked on two filter settings: functional/test_tracking.py.)"""
 
 from __future__ import annotations
 
@@ -15,15 +16,32 @@ from tests.conftest import ROOT
 DEMO = ROOT / "scripts" / "demo.sh"
 
 
+def printed_command(command: str, values: dict[str, str] | None = None) -> list[str]:
+    """The arguments of the ``lakemix COMMAND`` line in the demo's closing message, its shell
+    variables (``$NAME``, ``${runs[0]}``) replaced by ``values``."""
+    message = DEMO.read_text().rsplit("<<MSG", 1)[1]
+    [line] = [line for line in message.splitlines() if f"lakemix {command} " in line]
+    for name, value in (values or {}).items():
+        line = line.replace(name, value)
+    found = re.search(rf"\S*lakemix {command} .*$", line)
+    assert found is not None, line
+    words = shlex.split(found.group(0))
+    assert words[0].endswith("lakemix") and words[1] == command, words
+    assert not any("$" in word for word in words), f"{words}: give values for its variables"
+    return words[1:]
+
+
 def printed_sql_command() -> list[str]:
     """The arguments of the `lakemix sql` command in the demo's closing message."""
-    message = DEMO.read_text().rsplit("<<MSG", 1)[1]
-    [line] = [line for line in message.splitlines() if "lakemix sql " in line]
-    command = re.search(r"\S*lakemix sql .*$", line)
-    assert command is not None, line
-    words = shlex.split(command.group(0))
-    assert words[0].endswith("lakemix") and words[1] == "sql", words
-    return words[1:]
+    return printed_command("sql")
+
+
+def demo_variable(name: str) -> str:
+    """The value scripts/demo.sh assigns to its shell variable ``name`` (``name=value``)."""
+    found = re.search(rf"^{name}=(.+)$", DEMO.read_text(), flags=re.MULTILINE)
+    assert found is not None, f"scripts/demo.sh sets no {name}"
+    [value] = shlex.split(found.group(1))
+    return value
 
 
 def test_the_printed_query_runs(built: tuple[Settings, Path]) -> None:
