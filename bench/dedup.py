@@ -363,6 +363,8 @@ class Lakehouse:
             "DBT_LOG_PATH": str(work / "logs"),
         }
         self.notes: list[str] = []
+        # Every document reaches dedup; bench/pipeline.py sets None: the project's own vars.
+        self.dbt_vars: str | None = NO_FILTERS
 
     def ingest(self, paths: list[Path]) -> Measured:
         cmd = [str(BIN / "lakemix"), "ingest", *map(str, paths), "--source", SOURCE]
@@ -375,8 +377,8 @@ class Lakehouse:
         """A dbt command; a run that fails on TEMP_DIRECTORY_ERROR is rerun (see patch_profile)."""
         try:
             measured = run_measured(
-                [str(BIN / "dbt"), *args, "--vars", NO_FILTERS], env=self.env, cpus=self.cpus,
-                log=self.log,
+                [str(BIN / "dbt"), *args, *(["--vars", self.dbt_vars] if self.dbt_vars else [])],
+                env=self.env, cpus=self.cpus, log=self.log,
             )  # fmt: skip
         except CommandFailed as failure:
             patched = self.env["DBT_PROFILES_DIR"] != str(ROOT)

@@ -1,4 +1,5 @@
-{#- on-run-end: remember whether this `dbt build` passed (lakemix release refuses otherwise).
+{#- on-run-end: remember whether this `dbt build` passed (lakemix release refuses otherwise),
+    in main.lakemix_builds and in meta.builds (lakemix.dbt.build_record).
     A failing error-severity test ends in 'fail', a broken model in 'error', and what a failure
     kept from running in 'skipped'; 'warn' (warn-severity tests) does not block a release. -#}
 {% macro record_build_result(results) %}
@@ -35,6 +36,22 @@
             {{ 'true' if not failures else 'false' }},
             '{{ failures_json | replace("'", "''") }}',
             '{{ vars_json | replace("'", "''") }}'
+        );
+        {#- The same in the lakehouse's catalog (meta.builds), with the thresholds seed as built:
+            what readers take while a later build holds this DuckDB file, and what a lakehouse
+            restored from a copy keeps. -#}
+        {%- set thresholds = adapter.get_relation(
+            database=target.database, schema='seeds', identifier='quality_thresholds') %}
+        select lakemix_record_build(
+            '{{ invocation_id }}',
+            {{ 'true' if not failures else 'false' }},
+            '{{ failures_json | replace("'", "''") }}',
+            '{{ vars_json | replace("'", "''") }}',
+            {% if thresholds is not none -%}
+            (select cast(to_json(list(seed)) as varchar) from {{ thresholds }} as seed)
+            {%- else -%}
+            cast(null as varchar)
+            {%- endif %}
         );
     {%- endif -%}
 {% endmacro %}

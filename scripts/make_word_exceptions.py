@@ -9,14 +9,20 @@ For each lid.176 label in ``seeds/language_configs.csv`` with a FineWeb-2 config
 ``load_word_tokenizer(config)`` names the word tokenizer FineWeb-2 splits it with; where that is
 ``SpaCyTokenizer(lang)`` with a spaCy language other than English (whose exceptions
 ``lakemix.udf.quality.exceptions`` builds) and the multi-language ``xx``, this writes the
-language's ``tokenizer_exceptions`` that are not among every language's (``BASE_EXCEPTIONS``),
+language's ``tokenizer_exceptions`` that are not among every language's (``BASE_EXCEPTIONS``) and
+the base ones it does not take (``without``),
 each as its tokens' lengths, and whether the language's infixes split a hyphen after a digit as
 English's do. Output: ``python/lakemix/udf/quality/word_exceptions.json``, sorted, byte for byte
 the same on every run. spaCy's exception lists are MIT-licensed (spaCy 3.8, Explosion AI).
 
-What the file does not hold: the prefix, suffix and infix rules some languages change (French and
-Italian elisions, German and Scandinavian hyphens and ordinals, ...): the splitting applies the
-base rules to them (see docs/cleaning.md).
+Where a language changes spaCy's prefix, suffix or infix rules or adds a ``token_match`` (French
+and Italian elisions, German and Scandinavian hyphens and ordinals, ...), the file also holds the
+language's compiled rules as spaCy builds them (``compile_prefix_regex`` etc.) under ``affixes``
+(spaCy's long character classes written once, under ``classes``, and named ``⟨NAME⟩`` in the
+rules): ``lakemix.udf.quality.affixes`` splits those languages with spaCy's own algorithm and
+regular expressions. ``url_match`` is spaCy's ``URL_MATCH``, the same for every language.
+``indic`` names the labels datatrove splits with Indic NLP's trivial tokenizer
+(``lakemix.udf.quality.indic``).
 """
 
 from __future__ import annotations
@@ -28,25 +34,48 @@ import sys
 from pathlib import Path
 
 import spacy
+import spacy.lang.char_classes as char_classes
 from datatrove.utils.word_tokenizers import load_word_tokenizer
 from spacy.lang.char_classes import ALPHA, HYPHENS
-from spacy.lang.tokenizer_exceptions import BASE_EXCEPTIONS
+from spacy.lang.punctuation import TOKENIZER_INFIXES, TOKENIZER_PREFIXES, TOKENIZER_SUFFIXES
+from spacy.lang.tokenizer_exceptions import BASE_EXCEPTIONS, URL_MATCH
 from spacy.symbols import ORTH
+from spacy.util import compile_infix_regex, compile_prefix_regex, compile_suffix_regex
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "python/lakemix/udf/quality/word_exceptions.json"
+LEIPZIG = ROOT.parent / "shared/corpora/langid/lingua_leipzig"  # words to check the rules on
 ENGLISH_HYPHEN = rf"(?<=[{ALPHA}0-9])(?:{HYPHENS})(?=[{ALPHA}])"
+# spaCy's long character classes, written once in the file and named in the rules (⟨NAME⟩),
+# longest first so that a class inside another is not named first
+CLASSES = dict(
+    sorted(
+        (
+            (name, value)
+            for name, value in vars(char_classes).items()
+            if name.isupper() and isinstance(value, str) and len(value) > 200
+        ),
+        key=lambda item: (-len(item[1]), item[0]),
+    )
+)
 
 
-def spacy_language(config: str) -> str | None:
-    """The spaCy language datatrove splits ``config`` with, or None (another tokenizer)."""
+def named(pattern: str) -> str:
+    """``pattern`` with spaCy's long character classes written as ⟨NAME⟩."""
+    if "⟨" in pattern or "⟩" in pattern:
+        raise SystemExit(f"a rule holds ⟨ or ⟩, the class markers: {pattern[:80]!r}")
+    for name, value in CLASSES.items():
+        pattern = pattern.replace(value, f"⟨{name}⟩")
+    return pattern
+
+
+def word_tokenizer(config: str) -> tuple[str, str] | None:
+    """The kind of word tokenizer datatrove splits ``config`` with and its language, or None."""
     try:
         tokenizer = load_word_tokenizer(config)
-    except Exception:  # stanza and botok cannot load offline: not spaCy anyway
+    except Exception:  # stanza and botok cannot load offline: neither spaCy nor Indic NLP
         return None
-    if type(tokenizer).__name__ != "SpaCyTokenizer":
-        return None
-    return str(tokenizer.language)
+    return type(tokenizer).__name__, str(getattr(tokenizer, "language", ""))
 
 
 def rules(language: str) -> dict[str, object]:
@@ -61,28 +90,92 @@ def rules(language: str) -> dict[str, object]:
             raise SystemExit(f"{language}: exception {orth!r} does not spell its tokens {parts}")
         exceptions[orth] = [len(part) for part in parts]
     infixes = defaults.infixes or []
-    return {"hyphen_after_digit": ENGLISH_HYPHEN in infixes, "exceptions": exceptions}
+    entry: dict[str, object] = {
+        "hyphen_after_digit": ENGLISH_HYPHEN in infixes,
+        "exceptions": exceptions,
+    }
+    own = defaults.tokenizer_exceptions or {}
+    missing = sorted(orth for orth in BASE_EXCEPTIONS if orth not in own)
+    if missing:  # a language that does not take every base exception (Lithuanian: "m.")
+        entry["without"] = missing
+    rules = affixes(language)
+    if rules is not None:
+        entry["affixes"] = rules
+    return entry
+
+
+def affixes(language: str) -> dict[str, str | None] | None:
+    """The language's compiled affix rules and token_match, or None where they are the base
+    rules (English's only change, a hyphen after a digit, is ``hyphen_after_digit``)."""
+    defaults = spacy.util.get_lang_class(language).Defaults
+    prefixes = list(defaults.prefixes or [])
+    suffixes = list(defaults.suffixes or [])
+    infixes = [rule for rule in defaults.infixes or [] if rule != ENGLISH_HYPHEN]
+    base_infixes = [rule for rule in TOKENIZER_INFIXES if rule != ENGLISH_HYPHEN]
+    token_match = defaults.token_match
+    url_match = defaults.url_match
+    if url_match is not None and url_match.__self__.pattern != URL_MATCH.__self__.pattern:  # type: ignore[attr-defined]
+        raise SystemExit(f"{language}: a url_match of its own, which the splitting does not know")
+    same = (
+        prefixes == list(TOKENIZER_PREFIXES)
+        and suffixes == list(TOKENIZER_SUFFIXES)
+        and infixes == base_infixes
+        and token_match is None
+    )
+    if same:
+        return None
+    return {
+        "prefix": named(compile_prefix_regex(prefixes).pattern),
+        "suffix": named(compile_suffix_regex(suffixes).pattern),
+        "infix": named(compile_infix_regex(defaults.infixes or []).pattern),
+        "token_match": named(token_match.__self__.pattern) if token_match is not None else None,  # type: ignore[attr-defined]
+    }
+
+
+def check_letters_whole(label: str, language: str, leipzig: Path) -> None:
+    """Stop if a word of letters alone (no exception) is split by ``language``'s rules in the
+    label's Leipzig text: the splitting keeps such words whole without running the rules."""
+    folder = leipzig / label
+    if not folder.is_dir():
+        return
+    tokenizer = spacy.blank(language).tokenizer
+    exceptions = spacy.util.get_lang_class(language).Defaults.tokenizer_exceptions or {}
+    words = set()
+    for path in folder.glob("*.txt"):
+        words.update(w for w in path.read_text(encoding="utf-8").split() if w.isalpha())
+    for word in sorted(words - set(exceptions)):
+        if len(tokenizer(word)) != 1:
+            raise SystemExit(f"{language}: {word!r} (letters alone) is split by the affix rules")
 
 
 def main() -> None:
     with (ROOT / "seeds/language_configs.csv").open(encoding="utf-8") as f:
         labels = {row["language"]: row["fineweb2_config"] for row in csv.DictReader(f)}
     languages: dict[str, str] = {}  # lid.176 label -> spaCy language
+    indic: dict[str, str] = {}  # lid.176 label -> Indic NLP language
     spacy_rules: dict[str, dict[str, object]] = {}
     for label, config in sorted(labels.items()):
-        language = spacy_language(config) if config else None
-        if language is None or language in ("en", "xx"):
+        kind, language = (word_tokenizer(config) if config else None) or ("", "")
+        if kind == "IndicNLPTokenizer":
+            indic[label] = language
+        if kind != "SpaCyTokenizer" or language in ("en", "xx"):
             continue
         entry = spacy_rules.get(language) or rules(language)
-        if entry["exceptions"] or entry["hyphen_after_digit"]:
+        keys = ("exceptions", "hyphen_after_digit", "affixes", "without")
+        if any(entry.get(key) for key in keys):
             languages[label] = language
             spacy_rules[language] = entry
+            if "affixes" in entry:
+                check_letters_whole(label, language, LEIPZIG)
     text = json.dumps(
         {
             "source": f"spaCy {spacy.__version__} tokenizer exceptions (MIT), "
             "written by scripts/make_word_exceptions.py",
             "languages": languages,
+            "indic": indic,
             "rules": spacy_rules,
+            "url_match": URL_MATCH.__self__.pattern,  # type: ignore[attr-defined]
+            "classes": CLASSES,
         },
         ensure_ascii=False,
         sort_keys=True,
@@ -90,9 +183,11 @@ def main() -> None:
     )
     OUT.write_text(re.sub(r'(?<=\}),(?=")', ",\n", text) + "\n", encoding="utf-8")
     sizes = {language: len(entry["exceptions"]) for language, entry in spacy_rules.items()}  # type: ignore[arg-type]
+    affixed = sorted(language for language, entry in spacy_rules.items() if "affixes" in entry)
     print(
         f"{OUT.relative_to(ROOT)}: {len(languages)} lid.176 labels, {len(spacy_rules)} spaCy "
-        f"languages, {sum(sizes.values())} exceptions"
+        f"languages, {sum(sizes.values())} exceptions, affix rules of their own: "
+        f"{' '.join(affixed)}; split by Indic NLP's rules: {' '.join(sorted(indic))}"
     )
     print(" ".join(f"{language}:{n}" for language, n in sizes.items()), file=sys.stderr)
 

@@ -346,11 +346,12 @@ _add_export_commands()
 
 
 def _add_tracking_commands() -> None:
-    from lakemix.tracking.commands import compare_command, runs_command, show_command
+    from lakemix.loader.show import show_command
+    from lakemix.tracking.commands import compare_command, runs_command
 
     main.add_command(compare_command)
     main.add_command(runs_command)
-    main.add_command(show_command)  # lakemix show TAG, with the runs tracked on it
+    main.add_command(show_command)  # lakemix show TAG (with its tracked runs), show --run RUN
 
 
 _add_tracking_commands()

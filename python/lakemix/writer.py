@@ -4,12 +4,13 @@ A build, ingest, release, ingest removal or gc takes ``<home>/writer.lock`` with
 (released by the kernel when the process ends, however it ends: no stale lock after a crash or
 a SIGKILL) and writes into it which command and process hold it. A second writer is refused
 with that, or waits up to ``wait`` seconds. Readers (``lakemix sql``, the loader, reports)
-never take it. A child of the holder (the ``dbt build`` that ``lakemix mix build`` runs) finds
-the lock's path in ``LAKEMIX_WRITER_LOCK`` and goes on under its parent's lock.
+never take it (nor open the DuckDB file dbt holds). A child of the holder (the ``dbt build``
+that ``lakemix mix build`` runs) finds the lock's path in ``LAKEMIX_WRITER_LOCK`` and goes on
+under its parent's lock.
 
-The lock lives beside the catalog in the lakehouse folder, so it covers writers on one machine;
-writers on several machines sharing a PostgreSQL catalog are kept apart only by Iceberg's
-commit checks.
+The lock is a local file in the lakehouse folder, so it is per machine: it covers the writers
+of one machine only. Machines sharing a bucket and a PostgreSQL catalog need one writer host;
+between machines only Iceberg's commit checks hold (docs/versions.md#one-writer-at-a-time).
 """
 
 from __future__ import annotations

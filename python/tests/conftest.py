@@ -238,12 +238,19 @@ def run(
     return proc
 
 
-def dbt(*args: str, tmp: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
-    """Run dbt on the project with its target and logs in ``tmp`` (tests never touch ./target)."""
+def dbt_command(*args: str, tmp: Path) -> tuple[list[str], dict[str, str]]:
+    """The command line of dbt on the project and the variables that put its target and logs
+    in ``tmp`` (for a test that starts dbt itself; ``dbt`` runs it)."""
     extra = {
         "DBT_TARGET_PATH": str(tmp / "target"),
         "DBT_LOG_PATH": str(tmp / "logs"),
         "DO_NOT_TRACK": "1",
     }
     cmd = [str(BIN / "dbt"), *args, "--project-dir", str(ROOT), "--profiles-dir", str(ROOT)]
+    return cmd, extra
+
+
+def dbt(*args: str, tmp: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """Run dbt on the project with its target and logs in ``tmp`` (tests never touch ./target)."""
+    cmd, extra = dbt_command(*args, tmp=tmp)
     return run(cmd, extra_env=extra, check=check)

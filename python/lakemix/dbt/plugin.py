@@ -116,6 +116,8 @@ class Plugin(BasePlugin):
         return self._catalog
 
     def configure_connection(self, conn: duckdb.DuckDBPyConnection) -> None:
+        from duckdb.func import SPECIAL
+
         duck.load_extensions(conn)
         duck.configure_storage(conn, self.settings)
         register_all(conn)
@@ -163,6 +165,14 @@ class Plugin(BasePlugin):
             self._append_build_stats,
             ["VARCHAR", "VARCHAR", "VARCHAR"],
             "BIGINT",
+            side_effects=True,
+        )
+        conn.create_function(
+            "lakemix_record_build",
+            self._record_build,
+            ["VARCHAR", "BOOLEAN", "VARCHAR", "VARCHAR", "VARCHAR"],
+            "BIGINT",
+            null_handling=SPECIAL,  # a build that made no thresholds seed passes NULL
             side_effects=True,
         )
         if self.refresh:
@@ -268,6 +278,26 @@ class Plugin(BasePlugin):
             return build_rows(conn, objectives)
         finally:
             conn.close()
+
+    def _record_build(
+        self,
+        invocation_id: str,
+        is_passed: bool,
+        failures_json: str,
+        vars_json: str,
+        thresholds_json: str | None,
+    ) -> int:
+        """Append a build's outcome to meta.builds (macro ``record_build_result``)."""
+        from lakemix.dbt.build_record import record_build
+
+        return record_build(
+            self.catalog,
+            invocation_id,
+            is_passed=is_passed,
+            failures_json=failures_json,
+            vars_json=vars_json,
+            thresholds_json=thresholds_json,
+        )
 
     def store(self, target_config: TargetConfig) -> None:
         """Commit what the ``iceberg`` materialization staged (via ``adapter.store_relation``)."""

@@ -37,10 +37,31 @@ def describe(exc: BaseException) -> MissingTableFileError | None:
     first = message.strip().splitlines()[0] if message.strip() else type(exc).__name__
     missing = isinstance(exc, FileNotFoundError) or _says_missing(message)
     reason = "missing" if missing else "unreadable"
+    path = _warehouse_uri(found["path"])
     return MissingTableFileError(
-        f"{table}: a file of the table is {reason}: {found['path']} ({first[:200]}); "
+        f"{table}: a file of the table is {reason}: {path} ({first[:200]}); "
         "run `lakemix verify` to check every file and see how to repair it"
     )
+
+
+def _warehouse_uri(path: str) -> str:
+    """``s3://bucket/key`` for the URL DuckDB's iceberg_scan names an object by
+    (``http://<endpoint>/bucket/key``, path style), so the line names the object as the catalog
+    and ``lakemix verify`` do; any other path as it is."""
+    from urllib.parse import urlsplit
+
+    from lakemix.settings import Settings
+
+    parts = urlsplit(path)
+    if parts.scheme not in ("http", "https"):
+        return path
+    try:
+        s3 = Settings.from_env().s3
+    except LakemixError:
+        return path
+    if s3 is None or not s3.endpoint or parts.netloc != s3.endpoint_host:
+        return path
+    return "s3://" + parts.path.lstrip("/")
 
 
 def _says_missing(message: str) -> bool:

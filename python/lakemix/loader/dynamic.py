@@ -73,6 +73,24 @@ class Clock:
         return self.origin[0] + -(-(tokens - self.origin[1]) // self.per_step)
 
 
+class Clocks:
+    """A run's clock over every world size it ran at: each one's ``Clock``, in order (an
+    elastic resume adds one)."""
+
+    def __init__(self, clocks: list[Clock]) -> None:
+        self.clocks = clocks
+
+    def tokens_at(self, step: int) -> int:
+        """The run's tokens when step ``step`` starts."""
+        clock = [c for c in self.clocks if c.origin[0] <= step][-1]
+        return clock.tokens_at(step)
+
+    def steps_until(self, tokens: int) -> int:
+        """The first step that starts at or after ``tokens`` run tokens."""
+        clock = [c for c in self.clocks if c.origin[1] <= tokens][-1]
+        return clock.steps_until(tokens)
+
+
 class DynamicPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is untyped
     """Plans the batches of rank ``rank`` of ``world_size`` of a dynamic mix, without end.
 
@@ -91,6 +109,9 @@ class DynamicPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is
         ahead: Batches planned at once, at most (about ``PLAN_TOKENS`` tokens' worth if None).
         warned: The groups warned of already (shared by the planners of one loader: a warning
             a group a run).
+        cadence: ``(every, at)``: the weights are expected to change at steps ``at + k *
+            every`` (as they did last); plans stop there, so a change drops none. Only where
+            plans are cut: the batches are the same.
     """
 
     def __init__(
@@ -110,6 +131,7 @@ class DynamicPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is
         start: dict[str, Any] | None = None,
         ahead: int | None = None,
         warned: set[int] | None = None,
+        cadence: tuple[int, int] | None = None,
     ) -> None:
         super().__init__()
         self._streams, self._lengths, self._history = streams, lengths, history
@@ -120,6 +142,7 @@ class DynamicPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is
         self._ahead = ahead or min(PLAN_BATCHES, max(1, PLAN_TOKENS // self._tokens))
         self._origin, self._start = origin, start
         self._warned = set() if warned is None else warned
+        self._cadence = cadence
         self._restart(None)
 
     def _restart(self, state: dict[str, Any] | None) -> None:
@@ -173,6 +196,9 @@ class DynamicPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is
         if change is not None:
             clock = Clock(self._origin, self._tokens, self._world)
             last = min(last, max(step + 1, clock.steps_until(change)))
+        if self._cadence is not None:  # the next step where the weights are expected to change
+            every, at = self._cadence
+            last = min(last, at + every * max(0, -(-(step + 1 - at) // every)))
         weights = self._history.at(self.tokens_at(step))
         steps = last - step
         need = steps * self._tokens  # stream tokens from here; the token at `need` is read too
@@ -202,12 +228,11 @@ class DynamicPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is
     def _allowed(
         self, weights: NDArray[np.float64], items: NDArray[np.int64]
     ) -> NDArray[np.float64]:
-        """The weights with the capped groups (``cap``) at 0; warns of groups repeated past
-        ``max_epochs``."""
-        epochs = np.array([s.epoch_of(items[g : g + 1])[0] for g, s in enumerate(self._streams)])
-        over = epochs >= self._max_epochs
+        """The weights with the groups at their cap at 0 (``cap``; otherwise the weights)."""
         if not self._cap:
             return weights
+        epochs = np.array([s.epoch_of(items[g : g + 1])[0] for g, s in enumerate(self._streams)])
+        over = epochs >= self._max_epochs
         allowed = np.where(over, 0.0, weights)
         if allowed.sum() <= 0:
             raise GroupsExhausted(
@@ -251,9 +276,14 @@ class DynamicPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is
                 keep = int(over[0]) if len(over) else guess
             new_rows = np.empty(keep, dtype=np.int64)
             new_starts = np.empty(keep, dtype=np.int64)
-            chosen, numbers = chosen[:keep], numbers[:keep]
-            for g in np.unique(chosen).tolist():
-                at = np.flatnonzero(chosen == g)
+            if keep < guess:
+                chosen, numbers = chosen[:keep], numbers[:keep]
+                order = np.argsort(chosen, kind="stable")
+                counts = np.bincount(chosen, minlength=len(self._streams))
+            # each group's draws are one slice of `order`, in draw order
+            ends_of = np.cumsum(counts).tolist()
+            for g in np.flatnonzero(counts).tolist():
+                at = order[ends_of[g] - int(counts[g]) : ends_of[g]]
                 new_rows[at], new_starts[at] = self._streams[g].lookup(numbers[at])
                 self._warn(g, int(numbers[at[-1]]))
             sizes = self._lengths[new_rows] - new_starts

@@ -10,6 +10,7 @@ each fresh. ``GroupStream.lookup`` turns such numbers into store rows, whole arr
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,51 @@ from numpy.typing import NDArray
 from lakemix.loader.order import Shuffle
 from lakemix.loader.schedule import Schedule
 
-ORDERS_KEPT = 4  # shuffled epochs of a group kept for reuse
+ORDERS_KEPT = 4  # shuffled epochs of a group kept for reuse (one more a lookup's run)
+BATCHED_SAMPLES = 1 << 20  # epochs shuffled at once while epochs x samples stays under this
+
+
+class GroupOrders:
+    """The shuffled epochs of one group, shared by the streams of one loader (its planners are
+    rebuilt when the weights change; the shuffles stay): each epoch's store rows in order.
+
+    Args:
+        rows: The store rows of the group's documents.
+        keys, repeats: Every stored document's key and copies (indexed by store row).
+        seed: The run's seed.
+    """
+
+    def __init__(
+        self,
+        rows: NDArray[np.int64],
+        keys: NDArray[np.uint64],
+        repeats: NDArray[np.int64],
+        seed: int,
+    ) -> None:
+        self.rows, self.seed = rows, seed
+        self.keys, self.repeats = keys[rows], repeats[rows]
+        self.total = int(self.repeats.sum())
+        self._shuffle: Shuffle | None = None
+        self._kept: dict[int, NDArray[np.int64]] = {}
+        self._lock = threading.Lock()  # a dropped pipeline's thread may still be planning
+
+    def of(self, epochs: NDArray[np.int64]) -> list[NDArray[np.int64]]:
+        """The store rows of each epoch's samples, in its order (``epochs`` sorted, distinct).
+        The epochs not kept are shuffled together."""
+        with self._lock:
+            if self._shuffle is None:
+                self._shuffle = Shuffle(self.keys, self.repeats)
+            wanted = epochs.tolist()
+            missing = [e for e in wanted if e not in self._kept]
+            step = max(1, BATCHED_SAMPLES // max(self.total, 1))
+            for at in range(0, len(missing), step):
+                part = missing[at : at + step]
+                for epoch, order in zip(part, self._shuffle.orders(self.seed, part), strict=True):
+                    self._kept[epoch] = self.rows[order]
+            out = [self._kept[e] for e in wanted]
+            for epoch in sorted(self._kept)[: max(0, len(self._kept) - ORDERS_KEPT)]:
+                del self._kept[epoch]
+            return out
 
 
 class GroupStream:
@@ -31,6 +76,8 @@ class GroupStream:
         seed: The run's seed.
         first: ``(epoch, schedule)`` of the group's first epoch for this run (``None``: epoch 0,
             fresh).
+        orders: The group's shuffled epochs, shared with other streams of the same group and
+            seed (built here when None).
     """
 
     def __init__(
@@ -43,27 +90,26 @@ class GroupStream:
         world_size: int,
         seed: int,
         first: tuple[int, Schedule] | None = None,
+        orders: GroupOrders | None = None,
     ) -> None:
         self.rows = rows
-        self.total = int(repeats[rows].sum())
-        self._keys, self._repeats = keys[rows], repeats[rows]
-        self._rank, self._world, self._seed = rank, world_size, seed
+        self._orders = orders if orders is not None else GroupOrders(rows, keys, repeats, seed)
+        self.total = self._orders.total
+        self._rank, self._world = rank, world_size
         fresh = Schedule(self.total, world_size)
         self.first_epoch, self.first = first if first is not None else (0, fresh)
         self.first_count = self.first.count(rank)
         self.count = fresh.count(rank)  # items of a fresh epoch for this rank
-        self._shuffle: Shuffle | None = None
-        self._orders: dict[int, NDArray[np.int64]] = {}
 
-    def _order(self, epoch: int) -> NDArray[np.int64]:
-        """Store rows of the group's samples in epoch ``epoch``'s order."""
-        if epoch not in self._orders:
-            if self._shuffle is None:
-                self._shuffle = Shuffle(self._keys, self._repeats)
-            if len(self._orders) >= ORDERS_KEPT:
-                self._orders.pop(min(self._orders))
-            self._orders[epoch] = self.rows[self._shuffle.order(seed=self._seed, epoch=epoch).rows]
-        return self._orders[epoch]
+    @property
+    def rank(self) -> int:
+        """The rank whose items these are."""
+        return self._rank
+
+    @property
+    def world_size(self) -> int:
+        """How many ranks share each epoch of the group."""
+        return self._world
 
     def epoch_of(self, items: NDArray[np.int64]) -> NDArray[np.int64]:
         """The group epoch that each item number falls in."""
@@ -72,24 +118,36 @@ class GroupStream:
 
     def lookup(self, items: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """``(store rows, start tokens)`` of this rank's items ``items`` of the group."""
-        rows = np.empty(len(items), dtype=np.int64)
         starts = np.zeros(len(items), dtype=np.int64)
+        if not len(items):
+            return np.zeros(0, dtype=np.int64), starts
         epochs = self.epoch_of(items)
-        for epoch in np.unique(epochs).tolist():
-            at = np.flatnonzero(epochs == epoch)
-            if epoch == self.first_epoch:
-                index = self._rank + self._world * items[at]
-                pending = len(self.first.pending)
-                positions = np.where(index < pending, 0, self.first.tail + index - pending)
-                if pending:
-                    head = np.flatnonzero(index < pending)
-                    given = np.array(self.first.pending, dtype=np.int64).reshape(-1, 2)
-                    positions[head] = given[index[head], 0]
-                    starts[at[head]] = given[index[head], 1]
-            else:
-                k = (items[at] - self.first_count) % self.count
-                positions = self._rank + self._world * k
-            rows[at] = self._order(epoch)[positions]
+        first = epochs == self.first_epoch
+        positions = np.empty(len(items), dtype=np.int64)
+        if first.any():
+            at = np.flatnonzero(first)
+            index = self._rank + self._world * items[at]
+            pending = len(self.first.pending)
+            positions[at] = np.where(index < pending, 0, self.first.tail + index - pending)
+            if pending:
+                head = np.flatnonzero(index < pending)
+                given = np.array(self.first.pending, dtype=np.int64).reshape(-1, 2)
+                positions[at[head]] = given[index[head], 0]
+                starts[at[head]] = given[index[head], 1]
+        later = ~first
+        k = (items[later] - self.first_count) % max(self.count, 1)
+        positions[later] = self._rank + self._world * k
+        # every epoch the items fall in, shuffled at once (a small group spans many)
+        if epochs[0] == epochs[-1] and (epochs[0] == epochs).all():  # one epoch (most lookups)
+            return self._orders.of(epochs[:1])[0][positions], starts
+        needed, which = np.unique(epochs, return_inverse=True)
+        orders = self._orders.of(needed)
+        if self.total * len(orders) <= BATCHED_SAMPLES:  # many epochs of a small group
+            return np.stack(orders)[which.reshape(-1), positions], starts
+        rows = np.empty(len(items), dtype=np.int64)
+        for j, order in enumerate(orders):
+            at = np.flatnonzero(which.reshape(-1) == j)
+            rows[at] = order[positions[at]]
         return rows, starts
 
     def cursor(self, items: int, offset: int) -> tuple[int, int, int]:

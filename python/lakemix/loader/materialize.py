@@ -178,8 +178,10 @@ class Materializer:
     with a few whole-array numpy operations: one copy out of the mapped file gives every input
     and label of the group. The batches' tensors are views of the group's arrays.
 
-    Picklable: each worker process opens the store itself, on first use. It keeps up to
-    ``blocks`` blocks of memory for reuse (``Blocks``).
+    Picklable: each worker process opens the store itself, on first use (``opened``: the
+    store open already, used in this process). It keeps up to
+    ``blocks`` blocks of memory for reuse (``Blocks``; ``pool``: blocks shared with the
+    Materializers a loader had before, in this process).
 
     Raises:
         ValueError: An unknown name in ``extra_fields``.
@@ -193,13 +195,15 @@ class Materializer:
         pad_id: int,
         extra_fields: Sequence[str] = (),
         blocks: int = BLOCKS,
+        opened: TokenStore | None = None,
+        pool: Blocks | None = None,
     ) -> None:
         self.path, self.seq_len, self.pad_id = Path(store), seq_len, pad_id
         self.extra_fields = check_extra_fields(extra_fields)
         self.blocks = blocks
-        self._store: TokenStore | None = None
+        self._store: TokenStore | None = opened  # read only: threads may share it
         self._counting = np.arange(0, dtype=np.int32)
-        self._blocks = Blocks(blocks)
+        self._blocks = pool if pool is not None else Blocks(blocks)
 
     def __getstate__(self) -> dict[str, Any]:
         fresh = {"_store": None, "_counting": np.arange(0, dtype=np.int32), "_blocks": None}

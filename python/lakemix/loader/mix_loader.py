@@ -166,10 +166,17 @@ class MixLoader:
             self.history = self.dynamic.history
             # each group's first epoch after an elastic resume; groups warned of (max_epochs)
             self._firsts: list[Any] | None = None
+            # every rank's state where an elastic resume took over (lineage reads it)
+            self._before: list[dict[str, Any]] | None = None
+            self._orders: list[Any] | None = None  # each group's shuffled epochs
+            # the step of the last set_weights, and (every, at) of the changes expected next
+            self._changed: int | None = None
+            self._cadence: tuple[int, int] | None = None
             self._warned: set[int] = set()
             self._check_groups()
         self._start: dict[str, Any] | None = None
         self._state: dict[str, Any] | None = None
+        self._pool: Any = None  # the Materializers' memory blocks (materialize.Blocks)
         # The torchdata stream runs on across epochs (workers live on); each __iter__ call
         # yields one epoch of it, and keeps the first batch of the next one here.
         self._stream: Iterator[tuple[dict[str, Any], dict[str, Any]]] | None = None
@@ -218,15 +225,16 @@ class MixLoader:
         firsts = self._firsts or [None] * len(self.dynamic.names)
         streams = [
             GroupStream(
-                self.dynamic.rows_of(k),
+                orders.rows,
                 self.store.keys,
                 self.store.repeats,
                 rank=self.rank,
                 world_size=self.world_size,
                 seed=self.seed,
                 first=stream_first(firsts[k]),
+                orders=orders,
             )
-            for k in range(len(self.dynamic.names))
+            for k, orders in enumerate(self._group_orders())
         ]
         return DynamicPlanner(
             streams=streams,
@@ -241,7 +249,21 @@ class MixLoader:
             cap=self.dynamic.groups.when_exhausted == "cap",
             start=self._start,
             warned=self._warned,
+            cadence=self._cadence,
         )
+
+    def _group_orders(self) -> list[Any]:
+        """Each group's shuffled epochs: built once, kept while ``set_weights`` rebuilds the
+        planner (a change of weights then costs no shuffle of the epochs being read)."""
+        from lakemix.loader.groups import GroupOrders
+
+        assert self.dynamic is not None
+        if self._orders is None:
+            self._orders = [
+                GroupOrders(self.dynamic.rows_of(k), self.store.keys, self.store.repeats, self.seed)
+                for k in range(len(self.dynamic.names))
+            ]
+        return self._orders
 
     def _build(self) -> Any:
         from torchdata.nodes import Loader, Mapper, ParallelMapper, Unbatcher
@@ -250,26 +272,39 @@ class MixLoader:
             BLOCKS,
             GROUP_BATCHES,
             GROUP_TOKENS,
+            Blocks,
             Materializer,
             unpack,
         )
         from lakemix.loader.planner import Grouper
 
         planner = self._planner()
+        # torchdata's ParallelMapper has up to two groups a worker in flight
+        blocks = BLOCKS + 2 * self.num_workers
+        if self._pool is None:  # kept across rebuilds (set_weights): fresh memory page-faults
+            self._pool = Blocks(blocks)
         materialize = Materializer(
             self.store_path,
+            opened=self.store,  # a process worker opens its own
             seq_len=self.seq_len,
             pad_id=self.store.eot,
             extra_fields=self.extra_fields,
-            # torchdata's ParallelMapper has up to two groups a worker in flight
-            blocks=BLOCKS + 2 * self.num_workers,
+            blocks=blocks,
+            pool=self._pool,
         )
         # Consecutive plans are built together (numpy's per-call costs, and with workers the
         # hand-over, are paid once a group); the batches come out one by one, in order.
         group = min(GROUP_BATCHES, max(1, GROUP_TOKENS // (self.batch_size * self.seq_len)))
+        cut = None
+        if self.dynamic is not None and self._cadence is not None:
+            every, at = self._cadence  # a group ends where the weights are expected to change
+
+            def cut(plan: Any) -> bool:
+                return (int(plan.state["step"]) - at) % every == 0
+
         # Workers hand over whole groups; they are cut into batches in this process.
         mapped = self._mapper = ParallelMapper(
-            Grouper(planner, group),
+            Grouper(planner, group, cut),
             materialize.build,
             num_workers=self.num_workers,
             method=self.worker_method,
@@ -382,6 +417,9 @@ class MixLoader:
         vector = weight_vector(weights, self.group_names)
         tokens = self._clock().tokens_at(step)
         self.history = self.history.with_change(Change(step, tokens, tuple(vector.tolist())))
+        if self._changed is not None and step > self._changed:  # plan for the same cadence
+            self._cadence = (step - self._changed, step)
+        self._changed = step
         # Plans from `step` on may be made with the old weights: plan again from here.
         self._start, self._state = dict(self.position().place), None
         self._stream = self._ahead = None
@@ -391,13 +429,22 @@ class MixLoader:
         weights over the run, up to the step of ``states``."""
         if self.dynamic is None:
             return None
+        from lakemix.loader.dynamic import Clock, Clocks
+
         step = max(int(s["step"]) for s in states)
-        tokens = self.seq_len * self.batch_size * self.world_size
+        clocks, before = [self._clock()], self._before
+        while before:  # the world sizes before each elastic resume, latest first
+            origin, world = before[0]["origin"], int(before[0]["world_size"])
+            tokens = self.seq_len * self.batch_size
+            clocks.insert(0, Clock((int(origin[0]), int(origin[1])), tokens, world))
+            before = before[0].get("before")
+        clock = Clocks(clocks)
         return {
             "groups_by": self.dynamic.groups.by,
             "group_names": list(self.dynamic.names),
             "group_of_row": self.dynamic.group_of_row,
-            "weights_trajectory": self.history.trajectory(tokens, step),
+            "weights_trajectory": self.history.trajectory(clock.tokens_at, clock.steps_until, step),
+            "run_tokens": clock.tokens_at(step),
         }
 
     def state_dict(self, at: Position | None = None) -> dict[str, Any]:
@@ -412,7 +459,11 @@ class MixLoader:
         position = (at or self.position()).place
         dynamic = {}
         if self.dynamic is not None:
-            dynamic = {"weights": self.history.to_dict(), "firsts": self._firsts}
+            dynamic = {
+                "weights": self.history.to_dict(),
+                "firsts": self._firsts,
+                "before": self._before,
+            }
         return copy.deepcopy(
             {
                 **dynamic,
@@ -469,9 +520,10 @@ class MixLoader:
             from lakemix.loader.resume import merge_dynamic
 
             position, self._firsts = merge_dynamic(self, states)
+            self._before = sorted((dict(s) for s in states), key=lambda s: int(s["rank"]))
         if self.dynamic is not None:
             if len(states) == 1 or first["world_size"] == self.world_size:
-                self._firsts = first.get("firsts")
+                self._firsts, self._before = first.get("firsts"), first.get("before")
             self.history = self.dynamic.history.changes_from(first["weights"])
         self._start, self._state = position, None
         self._stream = self._ahead = None

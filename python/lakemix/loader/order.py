@@ -9,6 +9,7 @@ mix holds (shared/REFERENCE.md, "Mixing": sampling decisions as a pure function 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -81,3 +82,17 @@ class Shuffle:
         if (ranked[1:] == ranked[:-1]).any():
             order = np.lexsort((self._copies, self._keys, hashes))
         return EpochOrder(rows=self._rows[order], copies=self._copies[order])
+
+    def orders(self, seed: int, epochs: Sequence[int]) -> NDArray[np.int64]:
+        """``[len(epochs), samples]``: ``order(seed=seed, epoch=e).rows`` of each epoch,
+        computed together (a small group is read through many epochs in one plan)."""
+        salts = np.array(
+            [(seed * _GOLDEN + e * 0xD1B54A32D192ED03 + 1) & _MASK for e in epochs], dtype=np.uint64
+        )
+        sample_keys = self._keys[None, :] ^ _mix64(self._spread[None, :] + salts[:, None])
+        hashes = _mix64(sample_keys)
+        order = np.argsort(hashes, axis=1, kind="stable")
+        ranked = np.take_along_axis(hashes, order, axis=1)
+        for k in np.flatnonzero((ranked[:, 1:] == ranked[:, :-1]).any(axis=1)).tolist():
+            order[k] = np.lexsort((self._copies, self._keys, hashes[k]))
+        return self._rows[order]

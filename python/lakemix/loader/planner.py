@@ -21,6 +21,7 @@ pieces and states are the same as planning one token range after another (the lo
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -229,13 +230,20 @@ class Grouper(BaseNode[list[BatchPlan]]):  # type: ignore[misc]  # torchdata is 
     Args:
         source: The plans (an endless stream, as ``BatchPlanner`` gives).
         size: Plans per group, at most.
+        cut: Whether a group ends after a plan (a dynamic mix: where its weights are expected
+            to change, so that a change drops no batch built ahead of it).
     """
 
-    def __init__(self, source: BaseNode[BatchPlan], size: int) -> None:
+    def __init__(
+        self,
+        source: BaseNode[BatchPlan],
+        size: int,
+        cut: Callable[[BatchPlan], bool] | None = None,
+    ) -> None:
         super().__init__()
         if size < 1:
             raise ValueError(f"a group needs at least one plan, got size {size}")
-        self.source, self.size = source, size
+        self.source, self.size, self.cut = source, size, cut
 
     def reset(self, initial_state: dict[str, Any] | None = None) -> None:
         super().reset(initial_state)
@@ -244,6 +252,8 @@ class Grouper(BaseNode[list[BatchPlan]]):  # type: ignore[misc]  # torchdata is 
     def next(self) -> list[BatchPlan]:
         group = [next(self.source)]
         while not group[-1].last and len(group) < self.size:
+            if self.cut is not None and self.cut(group[-1]):
+                break
             group.append(next(self.source))
         return group
 

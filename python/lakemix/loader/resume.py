@@ -76,7 +76,13 @@ def merge_dynamic(
             for r, (epoch, within, offset) in enumerate(places)
         ]
         rest = schedule.remaining(cursors, loader.world_size)
-        firsts.append([earliest, rest.to_dict()])
+        # the samples a rank was in (read on by the new ranks: lineage counts them once)
+        continued = sorted(
+            schedule.item(r + old_world * within)[0]
+            for r, (state, (epoch, within, _)) in enumerate(zip(ordered, places, strict=True))
+            if int(state["open"][0]) == g and epoch == earliest
+        )
+        firsts.append([earliest, rest.to_dict(), continued])
     step = steps.pop()
     origin = ordered[0]["origin"]
     clock = Clock((int(origin[0]), int(origin[1])), loader.seq_len * loader.batch_size, old_world)
@@ -99,16 +105,35 @@ def copies_read(
     seed: int,
 ) -> tuple[NDArray[np.int64], list[float]]:
     """``(copies started of each stored document, epochs read of each group)`` by a dynamic
-    run, from every rank's state (a document cut at the checkpoint counts; the epochs of a group
-    before an elastic resume count whole, the one it merged counts what was read of it)."""
-    copies = np.zeros(len(keys), dtype=np.int64)
+    run, from every rank's state (a document cut at a checkpoint counts once)."""
     groups = int(group_of_row.max()) + 1 if len(group_of_row) else 0
-    samples = np.zeros(groups, dtype=np.int64)
     totals = np.bincount(group_of_row, repeats, minlength=groups).astype(np.int64)
+    rows_of = [np.flatnonzero(group_of_row == g).astype(np.int64) for g in range(groups)]
+    copies, samples = _started(keys, repeats, rows_of, states, seed)
+    epochs = [float(samples[g] / totals[g]) if totals[g] else 0.0 for g in range(groups)]
+    return copies, epochs
+
+
+def _started(
+    keys: NDArray[np.uint64],
+    repeats: NDArray[np.int64],
+    rows_of: list[NDArray[np.int64]],
+    states: Sequence[Mapping[str, Any]],
+    seed: int,
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """``(copies started of each document, samples started of each group)`` by the ranks of
+    ``states`` and, through their ``before``, by every world size of the run before them."""
+    copies = np.zeros(len(keys), dtype=np.int64)
+    samples = np.zeros(len(rows_of), dtype=np.int64)
+    firsts = states[0].get("firsts") or [None] * len(rows_of)
+    before = states[0].get("before")
+    if before:  # an elastic resume: what the ranks before it started, exactly
+        copies, samples = _started(keys, repeats, rows_of, before, seed)
+    elif any(f is not None for f in firsts):  # a record written before `before` was kept:
+        _whole_epochs(repeats, rows_of, firsts, copies, samples)  # its epochs, approximately
     for state in states:
-        firsts = state.get("firsts") or [None] * groups
-        for g in range(groups):
-            rows = np.flatnonzero(group_of_row == g).astype(np.int64)
+        firsts = state.get("firsts") or [None] * len(rows_of)
+        for g, rows in enumerate(rows_of):
             stream = GroupStream(
                 rows,
                 keys,
@@ -118,19 +143,44 @@ def copies_read(
                 seed=seed,
                 first=stream_first(firsts[g]),
             )
-            n = int(state["items"][g])
-            read, _ = stream.lookup(np.arange(n, dtype=np.int64))
+            items = np.arange(int(state["items"][g]), dtype=np.int64)
+            continued = firsts[g][2] if firsts[g] is not None and len(firsts[g]) > 2 else []
+            items = items[~_continuing(stream, items, continued)]
+            read, _ = stream.lookup(items)
             np.add.at(copies, read, 1)
-            samples[g] += n
-    # what was read before the last elastic resume: whole epochs, and the merged epoch's start
-    firsts = states[0].get("firsts") or [None] * groups
-    for g in range(groups):
+            samples[g] += len(items)
+    return copies, samples
+
+
+def _continuing(
+    stream: GroupStream, items: NDArray[np.int64], continued: Sequence[int]
+) -> NDArray[np.bool_]:
+    """Which of a rank's ``items`` go on with a sample the ranks before an elastic resume had
+    started (its position in the merged epoch is one of ``continued``)."""
+    out = np.zeros(len(items), dtype=bool)
+    pending = stream.first.pending
+    if not continued or not pending:
+        return out
+    index = stream.rank + stream.world_size * items
+    head = np.flatnonzero((items < stream.first_count) & (index < len(pending)))
+    positions = np.array([p for p, _ in pending], dtype=np.int64)[index[head]]
+    out[head] = np.isin(positions, np.asarray(continued, dtype=np.int64))
+    return out
+
+
+def _whole_epochs(
+    repeats: NDArray[np.int64],
+    rows_of: list[NDArray[np.int64]],
+    firsts: Sequence[Any],
+    copies: NDArray[np.int64],
+    samples: NDArray[np.int64],
+) -> None:
+    """A run record without ``before``: the epochs of each group before its last elastic
+    resume count whole, the merged epoch only as samples (its documents are not known)."""
+    for g, rows in enumerate(rows_of):
         first = stream_first(firsts[g])
         if first is None:
             continue
         epoch, schedule = first
-        rows = np.flatnonzero(group_of_row == g).astype(np.int64)
         copies[rows] += epoch * repeats[rows]
-        samples[g] += epoch * totals[g] + schedule.tail - len(schedule.pending)
-    epochs = [float(samples[g] / totals[g]) if totals[g] else 0.0 for g in range(groups)]
-    return copies, epochs
+        samples[g] += epoch * int(repeats[rows].sum()) + schedule.tail - len(schedule.pending)

@@ -68,9 +68,9 @@ def write_run_record(
         states: The loader state of every rank.
         store: The loader's token store (``MixLoader.store``), to count samples and tokens.
         extra: More fields (steps, checkpoint file, ...).
-        dynamic: A dynamic mix's ``groups_by``, ``group_names``, ``group_of_row`` and
-            ``weights_trajectory`` (``MixLoader.dynamic_record()``): the record then says the
-            epochs read of each group and the weights over the run.
+        dynamic: A dynamic mix's ``groups_by``, ``group_names``, ``group_of_row``,
+            ``weights_trajectory`` and ``run_tokens`` (``MixLoader.dynamic_record()``): the
+            record then says the epochs read of each group and the weights over the run.
     """
     total = int(store.repeats.sum())
     first = states[0]
@@ -85,6 +85,7 @@ def write_run_record(
             "groups_by": dynamic["groups_by"],
             "group_epochs": dict(zip(dynamic["group_names"], epochs, strict=True)),
             "weights_trajectory": dynamic["weights_trajectory"],
+            "run_tokens": dynamic.get("run_tokens"),
         }
     else:
         epoch, mask = started(states, total)

@@ -9,7 +9,7 @@ resumed run applies it at the same place, and the run record shows the trajector
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -112,20 +112,30 @@ class WeightHistory:
         changes = tuple(Change(int(s), int(t), tuple(map(float, w))) for s, t, w in data["changes"])
         return WeightHistory(self.groups, self.initial, self.schedule, changes)
 
-    def trajectory(self, tokens_per_step: int, steps: int) -> list[dict[str, Any]]:
-        """Where the weights changed over ``steps`` steps: ``{step, tokens, weights}`` rows (the
-        first at 0; under a linear schedule every step until its last row)."""
+    def trajectory(
+        self, tokens_at: Callable[[int], int], step_of: Callable[[int], int], steps: int
+    ) -> list[dict[str, Any]]:
+        """Where the weights changed over the run's first ``steps`` steps: ``{step, tokens,
+        weights}`` rows (the first at 0; under a linear schedule every step until its last row).
+
+        Args:
+            tokens_at: The run's tokens when a step starts.
+            step_of: The first step that starts at or after a count of the run's tokens.
+            steps: The steps to cover.
+        """
         rows: list[dict[str, Any]] = []
         tokens: int | None = 0
-        while tokens is not None and tokens < steps * tokens_per_step:
-            step = -(-tokens // tokens_per_step)
-            w = self.at(step * tokens_per_step)
+        end = tokens_at(steps)
+        while tokens is not None and tokens < end:
+            step = step_of(tokens)
+            at = tokens_at(step)
+            w = self.at(at)
             rows.append(
                 {
                     "step": step,
-                    "tokens": step * tokens_per_step,
+                    "tokens": at,
                     "weights": dict(zip(self.groups, w.round(6).tolist(), strict=True)),
                 }
             )
-            tokens = self.next_change(step * tokens_per_step)
+            tokens = self.next_change(at)
         return rows

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lakemix import duck
-from lakemix.search.index import COLUMNS, SearchIndexError
+from lakemix.search.index import COLUMNS, SearchIndexError, index_path
 from lakemix.search.query import match
 from lakemix.settings import Settings
 
@@ -66,8 +66,12 @@ def connect(settings: Settings | None = None) -> duckdb.DuckDBPyConnection:
     """The DuckDB file, read-only, with ``lakemix_search_match`` registered: SQL on it can call
     ``search.match_documents(query_text)``.
 
+    While a running dbt holds the file, a private session instead: every Iceberg table as a
+    view of its current snapshot and ``search.match_documents`` over the last committed index
+    (the file's own views and seeds are not in it).
+
     Raises:
-        SearchIndexError: No dbt build yet, or dbt holds the file's lock.
+        SearchIndexError: No dbt build yet.
     """
     import duckdb
 
@@ -77,8 +81,25 @@ def connect(settings: Settings | None = None) -> duckdb.DuckDBPyConnection:
     try:
         conn = duck.connect(settings.duckdb_path, settings=settings, read_only=True)
     except duckdb.IOException as exc:
-        raise SearchIndexError(
-            f"cannot read {settings.duckdb_path} (is dbt running?): {exc}"
-        ) from None
+        if "lock" not in str(exc):
+            raise SearchIndexError(f"cannot read {settings.duckdb_path}: {exc}") from None
+        return _private_session(settings)  # dbt holds the file's lock
     register(conn)
+    return conn
+
+
+def _private_session(settings: Settings) -> duckdb.DuckDBPyConnection:
+    from lakemix.catalog import catalog as open_catalog
+    from lakemix.iceberg.views import create_view
+
+    catalog = open_catalog(settings)
+    conn = duck.connect(settings=settings)
+    for namespace in catalog.list_namespaces():
+        for identifier in catalog.list_tables(namespace):
+            table = catalog.load_table(identifier)
+            if table.current_snapshot() is not None:
+                create_view(conn, table)
+    register(conn)
+    conn.execute("create schema if not exists search")
+    conn.execute(macro_sql("search", index_path(settings)))
     return conn

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -216,31 +216,50 @@ def _phone_shape(match: re.Match[str]) -> tuple[int, int] | None:
     return _phone(match, kind, match.start())
 
 
-_DIGIT = re.compile("[0-9]")
 _AT = re.compile("@")
-# (placeholder, cheap test to run the pass at all, spans to replace in a text)
-_PASSES: tuple[tuple[str, re.Pattern[str], Callable[[str], list[tuple[int, int]]]], ...] = (
-    ("<EMAIL>", _AT, _emails),
-    ("<IP_ADDRESS>", _IPV6_HINT, partial(_matches, _IPV6, _ipv6)),
-    ("<IP_ADDRESS>", _IPV4_HINT, partial(_matches, _IPV4, _whole)),
-    ("<CREDIT_CARD>", _DIGIT, partial(_matches, _CARD, _card)),
-    ("<PHONE_NUMBER>", _DIGIT, partial(_matches, _PHONE_AFTER_WORD, _phone_after_word)),
-    ("<PHONE_NUMBER>", _DIGIT, partial(_matches, _PHONE_SHAPE, _phone_shape)),
+# Every card and phone number holds at least 7 digits (_PHONE_DIGITS, _ISSUERS) and, between
+# two of its digits, at most 5 characters of " \u00a0./()-" (the widest gap is ") / (" in a
+# loose number, "(12) / (34)"; the extension's digits are not counted). Masking earlier finds
+# only puts "<", "\0" and ">" in the text, so a hint that fails on the text fails on every
+# masked form of it: testing the unmasked text rules a pass out safely.
+_NUMBER_HINT = "[0-9](?:[ \u00a0./()-]{0,5}[0-9]){6}"
+_NUMBER = re.compile(_NUMBER_HINT)
+# Cheap tests, one per kind of pass: a pass runs only on a text its hint matches.
+HINTS: tuple[re.Pattern[str], ...] = (_AT, _IPV6_HINT, _IPV4_HINT, _NUMBER)
+# (placeholder, index of its hint in HINTS, spans to replace in a text)
+_PASSES: tuple[tuple[str, int, Callable[[str], list[tuple[int, int]]]], ...] = (
+    ("<EMAIL>", 0, _emails),
+    ("<IP_ADDRESS>", 1, partial(_matches, _IPV6, _ipv6)),
+    ("<IP_ADDRESS>", 2, partial(_matches, _IPV4, _whole)),
+    ("<CREDIT_CARD>", 3, partial(_matches, _CARD, _card)),
+    ("<PHONE_NUMBER>", 3, partial(_matches, _PHONE_AFTER_WORD, _phone_after_word)),
+    ("<PHONE_NUMBER>", 3, partial(_matches, _PHONE_SHAPE, _phone_shape)),
 )
+# A text none of the hints matches holds no PII: one RE2 scan over a whole Arrow array (no
+# Python per text) leaves the full passes to the few texts that may hold some. The hints use
+# no syntax that differs between Python's re and RE2.
+CANDIDATE_PATTERN_RE2 = "|".join(hint.pattern for hint in HINTS)
 
 
-def find_pii(text: str) -> list[tuple[str, int, int]]:
+def find_pii(text: str, *, hints: Sequence[bool] | None = None) -> list[tuple[str, int, int]]:
     """Find the PII in one text.
 
     Args:
         text: Any string.
+        hints: Whether each pattern of ``HINTS`` matches ``text``, when a scan of many texts
+            already knows (``redact_pii``); searched here when not given.
 
     Returns:
         ``(placeholder, start, end)`` of each span to replace, sorted by ``start``.
     """
+    if hints is None:
+        hints = [hint.search(text) is not None for hint in HINTS]
     found: list[tuple[str, int, int]] = []
     for placeholder, hint, find in _PASSES:
-        spans = find(text) if hint.search(text) else []
+        # A pass finds nothing where its hint fails. Earlier finds are masked with "<", "\0"
+        # and ">", which no hint matches, so a hint that fails on the text fails on the masked
+        # text too: the text's own hints decide.
+        spans = find(text) if hints[hint] else []
         if spans:
             # Later passes see "<...>" as they would see the placeholder, at the same offsets.
             pieces, last = [], 0
@@ -252,17 +271,20 @@ def find_pii(text: str) -> list[tuple[str, int, int]]:
     return sorted(found, key=lambda span: span[1])
 
 
-def redact_text(text: str) -> tuple[str, int, int, int, int]:
+def redact_text(
+    text: str, *, hints: Sequence[bool] | None = None
+) -> tuple[str, int, int, int, int]:
     """Redact one text.
 
     Args:
         text: Any string.
+        hints: As for :func:`find_pii`.
 
     Returns:
         The text with placeholders, then how many e-mail addresses, IP addresses, phone numbers
         and payment card numbers were replaced.
     """
-    spans = find_pii(text)
+    spans = find_pii(text, hints=hints)
     if not spans:
         return text, 0, 0, 0, 0
     pieces, last = [], 0
@@ -275,6 +297,21 @@ def redact_text(text: str) -> tuple[str, int, int, int, int]:
     return "".join(pieces), email, ip, phone, card
 
 
+def _as_strings(chunk: pa.Array) -> pa.Array:
+    """``chunk`` as a ``string`` array: views and nulls cast, bytes decoded (bad UTF-8 replaced)."""
+    import pyarrow as pa
+
+    if pa.types.is_null(chunk.type):
+        return pa.nulls(len(chunk), pa.string())
+    if pa.types.is_binary(chunk.type) or pa.types.is_large_binary(chunk.type):
+        try:
+            return chunk.cast(pa.string())  # valid UTF-8: no copy through Python
+        except pa.ArrowInvalid:
+            values = [v if v is None else v.decode("utf-8", "replace") for v in chunk.to_pylist()]
+            return pa.array(values, pa.string())
+    return chunk if pa.types.is_string(chunk.type) else chunk.cast(pa.string())
+
+
 def redact_pii(texts: pa.Array | pa.ChunkedArray) -> pa.StructArray:
     """Replace e-mail and IP addresses, phone and payment card numbers with placeholders.
 
@@ -283,6 +320,9 @@ def redact_pii(texts: pa.Array | pa.ChunkedArray) -> pa.StructArray:
     "tel" or "fax") and ``<CREDIT_CARD>`` (13-19 digits with a card issuer's prefix that pass
     the Luhn check). ``EMAIL_PATTERN_RE2`` and ``IPV4_PATTERN_RE2`` find in SQL what is
     redacted here, so a data test can check that none is left.
+
+    One vectorized scan (``CANDIDATE_PATTERN_RE2``) rules out the texts that cannot hold PII;
+    only the others go through :func:`redact_text`, with the same result as if all had.
 
     Args:
         texts: Strings (string, large_string, string_view) or UTF-8 bytes; nulls allowed.
@@ -295,23 +335,34 @@ def redact_pii(texts: pa.Array | pa.ChunkedArray) -> pa.StructArray:
     Raises:
         TypeError: If ``texts`` is not an array of strings or bytes.
     """
+    import numpy as np
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     if not any(getattr(pa.types, f"is_{name}")(texts.type) for name in _TEXT_TYPES):
         raise TypeError(f"texts must be an Arrow array of strings or bytes, got {texts.type}")
     chunks = texts.chunks if isinstance(texts, pa.ChunkedArray) else [texts]
-    columns: list[list[object]] = [[] for _ in FIELDS]
-    for chunk in chunks:
-        for value in chunk.to_pylist():
-            if value is None:
-                row: tuple[object, ...] = (None, 0, 0, 0, 0)
-            else:
-                text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
-                row = redact_text(text)
-            for column, item in zip(columns, row, strict=True):
-                column.append(item)
-    arrays = [pa.array(columns[0], pa.string())]
-    arrays += [pa.array(column, pa.int64()) for column in columns[1:]]
+    counts = np.zeros((len(FIELDS) - 1, len(texts)), dtype=np.int64)
+    parts: list[pa.Array] = [pa.array([], pa.string())]
+    offset = 0
+    for raw in chunks:
+        chunk = _as_strings(raw)
+        may_hold = pc.fill_null(pc.match_substring_regex(chunk, CANDIDATE_PATTERN_RE2), False)
+        rows = np.flatnonzero(np.asarray(may_hold, dtype=np.bool_))
+        if len(rows):
+            may = chunk.take(rows)
+            # One scan per hint over the candidates only: no Python regex decides a pass.
+            hints = zip(
+                *(pc.match_substring_regex(may, h.pattern).to_pylist() for h in HINTS), strict=True
+            )
+            texts_and_hints = zip(may.to_pylist(), hints, strict=True)
+            redacted = [redact_text(text, hints=hint) for text, hint in texts_and_hints]
+            new_texts = pa.array([row[0] for row in redacted], pa.string())
+            chunk = pc.replace_with_mask(chunk, may_hold, new_texts)
+            counts[:, offset + rows] = np.array([row[1:] for row in redacted], np.int64).T
+        parts.append(chunk)
+        offset += len(chunk)
+    arrays = [pa.concat_arrays(parts), *(pa.array(column) for column in counts)]
     return pa.StructArray.from_arrays(arrays, names=FIELDS)
 
 

@@ -10,6 +10,7 @@ import orjson
 import yaml
 
 from lakemix import duck
+from lakemix.dbt.build_record import latest_build, recorded_build
 from lakemix.errors import LakemixError
 from lakemix.mix import dependencies
 from lakemix.mix.lakehouse import CLEAN
@@ -24,15 +25,25 @@ class BuildStateError(LakemixError, RuntimeError):
 
 
 def last_build(settings: Settings) -> dict[str, Any]:
-    """The last ``dbt build`` as recorded by the ``record_build_result`` on-run-end hook.
+    """The last ``dbt build`` as recorded by the ``record_build_result`` on-run-end hook: from
+    the catalog's ``meta.builds`` (readable while another build runs), else, for a lakehouse
+    last built before lakemix recorded builds there, from the DuckDB file.
+
+    Returns:
+        ``invocation_id``, ``finished_at``, ``is_passed``, ``failures``, ``cli_vars`` and
+        ``quality_thresholds`` (the seed's rows as built; None from the DuckDB file).
 
     Raises:
-        BuildStateError: No build is recorded, or the DuckDB file is held by a running dbt.
+        BuildStateError: No build is recorded, or only in the DuckDB file a running dbt holds.
     """
-    row = _recorded(settings, "order by finished_at desc limit 1", [])
-    if row is None:
+    from lakemix.catalog import catalog
+
+    found = latest_build(catalog(settings))
+    if found is None:
+        found = _recorded_in_duckdb(settings, "order by finished_at desc limit 1", [])
+    if found is None:
         raise BuildStateError("no dbt build is recorded yet: run `dbt build`")
-    return row
+    return found
 
 
 def build_of(settings: Settings, invocation_id: str) -> dict[str, Any] | None:
@@ -40,12 +51,21 @@ def build_of(settings: Settings, invocation_id: str) -> dict[str, Any] | None:
     that invocation is not recorded (a ``dbt run``, or a build from before the record).
 
     Raises:
-        BuildStateError: The DuckDB file is missing or held by a running dbt.
+        BuildStateError: Only the DuckDB file could hold it, and it is missing or held by a
+            running dbt.
     """
-    return _recorded(settings, "where invocation_id = ? limit 1", [invocation_id])
+    from lakemix.catalog import catalog
+
+    found = recorded_build(catalog(settings), invocation_id)
+    if found is None:
+        found = _recorded_in_duckdb(settings, "where invocation_id = ? limit 1", [invocation_id])
+    return found
 
 
-def _recorded(settings: Settings, clause: str, parameters: list[Any]) -> dict[str, Any] | None:
+def _recorded_in_duckdb(
+    settings: Settings, clause: str, parameters: list[Any]
+) -> dict[str, Any] | None:
+    """A build as the DuckDB file records it (a lakehouse last built before ``meta.builds``)."""
     import duckdb
 
     if not settings.duckdb_path.is_file():
@@ -74,6 +94,7 @@ def _recorded(settings: Settings, clause: str, parameters: list[Any]) -> dict[st
         "is_passed": bool(row[2]),
         "failures": orjson.loads(row[3]),
         "cli_vars": orjson.loads(row[4]),
+        "quality_thresholds": None,
     }
 
 

@@ -11,7 +11,9 @@ from unittest.mock import ANY
 import orjson
 import pytest
 import torch
+from click.testing import CliRunner
 
+from lakemix.cli import main
 from lakemix.loader import MixLoader
 from lakemix.loader.runs import format_run, read_run_record, run_documents
 from lakemix.loader.trainers import record_run
@@ -122,6 +124,38 @@ def test_elastic_resume_reads_every_started_group_epoch_on(release: Settings) ->
     assert one.state_dict()["firsts"] is not None
 
 
+def documents_of(batches: list[dict[str, Any]]) -> set[str]:
+    return {d for b in batches for row in b["document_ids"] for d in row}
+
+
+def test_lineage_after_an_elastic_resume_names_what_each_world_size_read(
+    release: Settings, tmp_path: Path
+) -> None:
+    two = [loader(release, rank=r, world_size=2) for r in (0, 1)]
+    read_by_two = [run(mix, 12) for mix in two]  # weight changes at step 7, before the cut
+    states = [m.state_dict() for m in two]
+    record_run(two[0], tmp_path / "two", states, {"steps": 12})
+    _, before = run_documents(tmp_path / "two", release)
+    one = loader(release, rank=0, world_size=1)
+    one.load_state_dict(states)
+    read_by_one = run(one, 9)  # and at 14, after it
+    record_run(one, tmp_path / "one", [one.state_dict()], {"steps": 21})
+    record = read_run_record(tmp_path / "one")
+    _, after = run_documents(tmp_path / "one", release)
+    copies = Counter({d: n for d, _, n in after})
+    earlier = Counter({d: n for d, _, n in before})
+    # every document read by either world size, and none other
+    assert set(copies) == documents_of(read_by_two[0] + read_by_two[1] + read_by_one)
+    assert all(copies[d] >= n for d, n in earlier.items())  # what two ranks read is kept
+    new = copies - earlier
+    assert set(new) <= documents_of(read_by_one)
+    # a document the new rank did not start anew was one the two ranks were cut in
+    cut = {d for batches in read_by_two for d in batches[-1]["document_ids"][-1]}
+    assert documents_of(read_by_one) - set(new) <= cut
+    assert sum(copies.values()) == record["samples_seen"]
+    assert [row["step"] for row in record["weights_trajectory"]] == [0, 7, 14]
+
+
 def test_run_record_and_lineage_of_a_dynamic_run(release: Settings, tmp_path: Path) -> None:
     mix = loader(release)
     batches = run(mix, 15)
@@ -137,6 +171,15 @@ def test_run_record_and_lineage_of_a_dynamic_run(release: Settings, tmp_path: Pa
     text = format_run(tmp_path, release)
     assert "groups by language, epochs read:" in text
     assert "weights from step 7" in text
+    shown = CliRunner().invoke(main, ["show", "--run", str(tmp_path), "--width", "15"])
+    assert shown.exit_code == 0, shown.output
+    lines = shown.output.splitlines()
+    assert lines[0].startswith(f"run {tmp_path}: release v1 ({MIX}")
+    assert [line.split()[0] for line in lines[6:9]] == ["0", "7", "14"]  # the table's steps
+    plot = lines[lines.index(next(x for x in lines if x.startswith("weight per group"))) + 1 :]
+    assert len(plot) == len(mix.group_names) and all(len(x.split("|")[1]) == 15 for x in plot)
+    refused = CliRunner().invoke(main, ["show"])
+    assert refused.exit_code != 0 and "give a release TAG, --run" in refused.output
 
 
 def test_train_tiny_with_odm_resumes_exactly(release: Settings, tmp_path: Path) -> None:

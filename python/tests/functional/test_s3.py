@@ -295,3 +295,29 @@ def test_bad_storage_settings_are_one_clear_line(
         assert output.strip().count("\n") == 0, output
         assert expected in output
         assert env["AWS_SECRET_ACCESS_KEY"] not in output
+
+
+def test_verify_on_s3_names_a_deleted_object_and_passes_once_it_is_back(on_s3: Settings) -> None:
+    clean = open_catalog(on_s3).load_table("marts.fct_clean_documents")
+    uri = sorted(task.file.file_path for task in clean.scan().plan_files())[0]
+    fs, _ = filesystem(on_s3.s3, on_s3.warehouse)
+    key = uri.removeprefix("s3://")
+    with fs.open_input_stream(key) as stream:
+        kept = stream.read()
+    assert lakemix("verify").count("BROKEN") == 0
+    fs.delete_file(key)
+    try:
+        broken = CliRunner().invoke(main, ["verify"])
+        assert broken.exit_code == 1, broken.output
+        assert "BROKEN  marts.fct_clean_documents: 1 of " in broken.output
+        assert f"missing: {uri}" in broken.output
+        assert "repair: `dbt build --full-refresh --select fct_clean_documents+`" in broken.output
+        assert "ok      raw.documents" in broken.output
+        # A reader names the table, the object and lakemix verify in one line.
+        sql = CliRunner().invoke(main, ["sql", "select max(text) from marts.fct_clean_documents"])
+        assert sql.exit_code == 1 and sql.output.count("\n") == 1, sql.output
+        assert uri in sql.output and "lakemix verify" in sql.output
+    finally:
+        with fs.open_output_stream(key) as stream:  # the same bytes at the same key
+            stream.write(kept)
+    assert "all files present and readable" in lakemix("verify", "--deep")

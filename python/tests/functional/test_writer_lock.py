@@ -15,7 +15,7 @@ from lakemix.cli import main
 from lakemix.ingest import ingest
 from lakemix.settings import Settings
 from lakemix.writer import holder
-from tests.conftest import BIN, ROOT
+from tests.conftest import ROOT, dbt_command
 
 HOLD = """
 import sys, time
@@ -82,15 +82,14 @@ def test_readers_work_and_writers_are_refused_during_a_dbt_build(
     lakehouse: Settings, tmp_path: Path
 ) -> None:
     ingest([_jsonl(tmp_path / "in", "first", 40)], source="first", progress=False)
-    env = {
-        **os.environ,
-        "DBT_TARGET_PATH": str(tmp_path / "target"),
-        "DBT_LOG_PATH": str(tmp_path / "logs"),
-        "DO_NOT_TRACK": "1",
-    }
-    cmd = [str(BIN / "dbt"), "build", "--project-dir", str(ROOT), "--profiles-dir", str(ROOT)]
+    cmd, extra = dbt_command("build", tmp=tmp_path)
     build = subprocess.Popen(
-        cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        cmd,
+        cwd=ROOT,
+        env={**os.environ, **extra},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     runner = CliRunner()
     try:

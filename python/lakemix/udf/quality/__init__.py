@@ -13,7 +13,9 @@ and drops whitespace tokens. This package re-implements that tokenizer's rules: 
 (``str.isspace``) and, in the languages written without spaces between words, where their segmenter
 starts a word (``segment``: jieba, SudachiPy, Kiwi, PyThaiNLP, LaoNLP, the Tibetan tsheg, Khmer and
 Burmese syllables), and a segmented text's pieces are its words as they are (the tokenizers
-datatrove uses for those languages apply no affix rules); in each other piece, repeatedly take off
+datatrove uses for those languages apply no affix rules). The languages whose spaCy tokenizer
+changes spaCy's prefix, suffix or infix rules (French, German, ...: ``affixes``) are split by
+spaCy's algorithm with their own rules and exceptions. In each other piece, repeatedly take off
 one prefix (a punctuation, quote, currency or symbol character, a run of dots, ``+`` not before a
 digit) and one suffix (the same characters, ``'s``, a run of dots, a unit or currency after a digit,
 a period after a digit, a lower-case letter, punctuation or two capitals), stopping at one of
@@ -55,7 +57,8 @@ count two different strings as equal. Case folding uses one code point per chara
 (``"İ".lower()`` is two in Python).
 
 Modules: ``chars`` (character data and flags), ``exceptions`` (spaCy's base and English
-exceptions; ``word_exceptions.json`` has the other languages'),
+exceptions; ``word_exceptions.json`` has the other languages', and the affix rules of those that
+change them), ``affixes`` (spaCy's tokenizer for those), ``segment`` (word segmenters),
 ``words`` (the word splitting), ``signals`` (the signals kernel), ``stop_words``, ``hashing``
 and ``jit`` (numba compilation and its cache). Cost: importing is cheap (numba, nothing
 compiled); the first call builds character tables (0.2 s) and loads the compiled kernels from
@@ -92,7 +95,10 @@ __all__ = [
 # segmented into syllables.
 # 4: outside English, a hyphen after a digit is no infix (spaCy's base rules: ``1979-cu``), and
 # each language is split with its spaCy language's exceptions (``word_exceptions.json``).
-DEFINITION = 4
+# 5: languages whose spaCy tokenizer changes the affix rules (French elisions, German ordinals,
+# ...) are split by spaCy's algorithm with their rules (``affixes``); a language takes only the
+# base exceptions its spaCy language takes (Turkish and Persian none).
+DEFINITION = 5
 
 
 def register(conn: duckdb.DuckDBPyConnection) -> None:

@@ -25,6 +25,13 @@ A segmenter gets the whole text and gives the spans of its words in order (from 
 own offsets, or by finding its words one after the other); ``word_starts`` keeps where each
 word starts. Each segmenter loads on its first use (jieba about 0.7 s, Kiwi
 about 2 s).
+
+The languages whose spaCy tokenizer changes the affix rules (``affixes``: French, German, ...) are
+split the same way, by spaCy's algorithm with their rules (``segmenter_of`` names it
+``affixes:<spaCy language>``), and those datatrove splits with Indic NLP's trivial tokenizer by its
+rules (``indic``: Hindi, Bengali, Tamil, Urdu, Pashto, ...; ``indic:<language>``); their token
+starts are marked ``TOKEN_BREAK``, not ``WORD_BREAK``: whitespace, not the tokens, still separates
+their words where C4 counts words on a line.
 """
 
 from __future__ import annotations
@@ -35,6 +42,9 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
+
+from lakemix.udf.quality.affixes import affix_languages, spacy_rules, tokenizer
+from lakemix.udf.quality.indic import spans as indic_spans
 
 # lid.176 label -> segmenter. Bump DEFINITION in ``lakemix.udf.quality`` when this changes.
 SEGMENTERS: dict[str, str] = {
@@ -56,6 +66,12 @@ _TIBETAN_SYLLABLE = re.compile("[^\u0f0b-\u0f12\\s]+[\u0f0b\u0f0c]*|[\u0f0b-\u0f
 
 
 Spans = Callable[[str], Iterable[tuple[int, int]]]
+
+WORD_BREAK = 1  # in ``break_flags``: a segmenter's word starts here
+TOKEN_BREAK = 2  # a token starts here (spaCy's affix rules, Indic NLP); whitespace splits words
+DROPPED = 3  # a space inside a token that its tokenizer removed (Indic NLP's joined numbers)
+_AFFIXES = "affixes:"
+_INDIC = "indic:"
 
 
 def _in_order(words: Iterable[str], text: str) -> Iterator[tuple[int, int]]:
@@ -161,13 +177,30 @@ def _pieces(text: str, size: int) -> Iterator[tuple[int, str]]:
         start = end
 
 
+def segmenter_of(language: str | None) -> str | None:
+    """The name of the segmenter that splits text of ``language`` (lid.176 label), or None."""
+    label = language or ""
+    if label in SEGMENTERS:
+        return SEGMENTERS[label]
+    if label in affix_languages():
+        return _AFFIXES + affix_languages()[label]
+    indic = spacy_rules()["indic"]
+    return _INDIC + indic[label] if label in indic else None
+
+
 @functools.cache
 def segmenter(name: str) -> Spans:
-    """The segmenter called ``name`` (a value of ``SEGMENTERS``), loaded once per process.
+    """The segmenter called ``name`` (a value of ``SEGMENTERS``, or ``affixes:<spaCy language>``),
+    loaded once per process.
 
     Raises:
         ValueError: If no segmenter has that name.
     """
+    if name.startswith(_AFFIXES):
+        return tokenizer(name.removeprefix(_AFFIXES)).spans
+    if name.startswith(_INDIC):
+        language = name.removeprefix(_INDIC)
+        return lambda text: indic_spans(text, language)
     if name not in _LOADERS:
         raise ValueError(f"no word segmenter {name!r}; known: {', '.join(sorted(_LOADERS))}")
     return _LOADERS[name]()
@@ -178,6 +211,8 @@ def word_starts(text: str, name: str) -> np.ndarray:
 
     Whitespace is not a word.
     """
+    if name.startswith(_AFFIXES):
+        return np.array(tokenizer(name.removeprefix(_AFFIXES)).starts(text), dtype=np.int64)
     starts = [start for start, end in segmenter(name)(text) if not text[start:end].isspace()]
     return np.array(starts, dtype=np.int64)
 
@@ -187,17 +222,27 @@ def break_flags(texts: list[str | None], languages: list[str | None]) -> tuple[A
 
     Returns:
         ``(breaks, offsets)``: ``breaks`` is uint8, one entry per code point of each segmented
-        text (1 where a word starts), the texts one after the other; text i's entries are
+        text (``WORD_BREAK`` where a word starts, ``TOKEN_BREAK`` where a token of a language
+        with affix rules of its own or Indic NLP's starts, ``DROPPED`` on a space inside a
+        token that is not part of it), the texts one after the other; text i's entries are
         ``breaks[offsets[i]:offsets[i + 1]]``, none for a text that is not segmented.
     """
     offsets = np.zeros(len(texts) + 1, dtype=np.int64)
     parts: list[np.ndarray] = []
     total = 0
     for i, (text, language) in enumerate(zip(texts, languages, strict=True)):
-        name = SEGMENTERS.get(language or "")
+        name = segmenter_of(language)
         if name is not None and text:
             flags = np.zeros(len(text), dtype=np.uint8)
-            flags[word_starts(text, name)] = 1
+            if name.startswith(_INDIC):  # "12 / 5" is the token "12/5"
+                for start, end in indic_spans(text, name.removeprefix(_INDIC)):
+                    flags[start] = TOKEN_BREAK
+                    for k in range(start + 1, end):
+                        if text[k] == " " or text[k] == "\t":
+                            flags[k] = DROPPED
+            else:
+                kind = TOKEN_BREAK if name.startswith(_AFFIXES) else WORD_BREAK
+                flags[word_starts(text, name)] = kind
             parts.append(flags)
             total += len(text)
         offsets[i + 1] = total

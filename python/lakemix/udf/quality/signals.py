@@ -33,7 +33,7 @@ from lakemix.udf.quality.hashing import (
     mix64,
 )
 from lakemix.udf.quality.jit import jit
-from lakemix.udf.quality.segment import SEGMENTERS, break_flags
+from lakemix.udf.quality.segment import DROPPED, WORD_BREAK, break_flags, segmenter_of
 from lakemix.udf.quality.stop_words import languages_of, stop_word_keys, stop_word_lists
 from lakemix.udf.quality.words import (
     has_flag,
@@ -303,28 +303,43 @@ def _stop_words(cp: Any, ts: Any, te: Any, nt: int, lower: Any, sw: Any) -> int:
 
 @jit
 def _words(
-    cp: Any, n: int, nt: int, fl: Any, lower: Any, sw: Any, newlines: int, w: Any, out: Any
+    cp: Any,
+    n: int,
+    nt: int,
+    fl: Any,
+    lower: Any,
+    bk: Any,
+    sw: Any,
+    newlines: int,
+    w: Any,
+    out: Any,
 ) -> None:
-    """Gopher quality's word signals, FineWeb's newlines per word and the stop-word count."""
+    """Gopher quality's word signals, FineWeb's newlines per word and the stop-word count
+    (``bk``: a character marked ``DROPPED`` is not part of its token)."""
     ts, te, th, tp, tl = w[0], w[1], w[8], w[9], w[10]
+    dropped = len(bk) > 0
     words = word_chars = alphas = 0
     for t in range(nt):
         symbol = True
         alpha = False
         h = np.uint64(0)
         p = ONE
+        length = te[t] - ts[t]
         for i in range(ts[t], te[t]):
             c = cp[i]
+            if dropped and bk[i] == DROPPED:
+                length -= 1
+                continue
             if not has_flag(fl, c, F_PUNCT):
                 symbol = False
             if has_flag(fl, c, F_ALPHA):
                 alpha = True
             h = h * HB + np.uint64(c + 1)
             p = p * HB
-        th[t], tp[t], tl[t] = h, p, te[t] - ts[t]
+        th[t], tp[t], tl[t] = h, p, length
         if not symbol:
             words += 1
-            word_chars += te[t] - ts[t]
+            word_chars += length
         if alpha:
             alphas += 1
     out[_C_WORDS] = words
@@ -437,7 +452,9 @@ def _c4(cp: Any, n: int, nt: int, tk: Any, fl: Any, lower: Any, bk: Any, w: Any,
                 k += 1
             w0 = k
             while (
-                k < b and not has_flag(fl, cp[k], F_SPACE) and not (segmented and k > w0 and bk[k])
+                k < b
+                and not has_flag(fl, cp[k], F_SPACE)
+                and not (segmented and k > w0 and bk[k] == WORD_BREAK)
             ):
                 k += 1
             if k > w0:
@@ -499,7 +516,7 @@ def _document(
     stamp = _repetition_of_lines(cp, n, fl, bounds, w, stamp, out)
     stamp, newlines = _fineweb_lines(cp, n, fl, bounds, w, stamp, out)
     nt = tokenize(cp, 0, n, fl, tk, bk, w[0], w[1], w[2], w[3])
-    _words(cp, n, nt, fl, lower, sw, newlines, w, out)
+    _words(cp, n, nt, fl, lower, bk, sw, newlines, w, out)
     stamp = _repetition_of_ngrams(n, nt, w, stamp, out)
     _c4(cp, n, nt, tk, fl, lower, bk, w, out)
     w[12][0] = stamp
@@ -588,7 +605,8 @@ def quality_signals(
     Args:
         texts: Strings (string, large_string, string_view or null type); nulls allowed.
         languages: The language (lid.176 label) of each text: texts of a language in
-            ``segment.SEGMENTERS`` are segmented into words first, and only English text (or
+            ``segment.SEGMENTERS`` are segmented into words first, those of a language with
+            affix rules of its own split by ``affixes``, and only English text (or
             text of no language) is split with English's exceptions. None: as English.
         stop_words: The stop words of each text's language, either one list per text (a
             list<string> array, as the dbt model passes the stop-word seed: every text of a
@@ -616,8 +634,9 @@ def quality_signals(
     word_offsets = np.cumsum([0, *map(len, keys)], dtype=np.int64)
     words = np.concatenate(keys) if keys else np.zeros(0, np.uint64)
     data, offsets, valid = text_buffers(texts)
+    split = {name: segmenter_of(name) is not None for name in set(names)}
     strings = [
-        _text(texts, i) if valid[i] and name in SEGMENTERS else None for i, name in enumerate(names)
+        _text(texts, i) if valid[i] and split[name] else None for i, name in enumerate(names)
     ]
     breaks, break_offsets = break_flags(strings, names)
     out = np.zeros((size, len(SIGNALS)), dtype=np.float64)

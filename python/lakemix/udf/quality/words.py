@@ -8,14 +8,13 @@ exceptions' tables once per process; ``tokenize`` splits a run of code points in
 from __future__ import annotations
 
 import functools
-import json
 import threading
 from collections.abc import Iterable
-from importlib import resources
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from lakemix.udf.quality.affixes import language_exceptions, spacy_rules
 from lakemix.udf.quality.chars import (
     C4_PHRASES,
     F_AFFIXED_FIRST,
@@ -46,9 +45,8 @@ from lakemix.udf.quality.chars import (
 from lakemix.udf.quality.exceptions import base_exceptions, english_exceptions
 from lakemix.udf.quality.hashing import HB, HLEN, hash_key, mix64
 from lakemix.udf.quality.jit import inline, jit, refresh_cache
-from lakemix.udf.quality.segment import break_flags
+from lakemix.udf.quality.segment import DROPPED, break_flags
 
-_EXCEPTIONS_FILE = "word_exceptions.json"  # scripts/make_word_exceptions.py writes it
 _EL_PATTERN = 8  # in a row of exceptions: affixed, tokens, their lengths (6), pattern, lengths
 
 
@@ -110,8 +108,7 @@ def kernels(needed: Iterable[int]) -> tuple[tuple[Any, ...], ...]:
 
 def _language_exceptions() -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
     """lid.176 label -> spaCy language, and each spaCy language's exceptions and infix flag."""
-    text = resources.files(__package__).joinpath(_EXCEPTIONS_FILE).read_text("utf-8")
-    data = json.loads(text)
+    data = spacy_rules()
     return data["languages"], data["rules"]
 
 
@@ -127,8 +124,7 @@ def tables() -> Tables:
     position = {}
     for language, entry in sorted(spacy_rules.items()):
         position[language] = len(sets)
-        own = {orth: tuple(lengths) for orth, lengths in entry["exceptions"].items()}
-        sets.append(({**base, **own}, bool(entry["hyphen_after_digit"])))
+        sets.append((language_exceptions(entry, base), bool(entry["hyphen_after_digit"])))
     for exceptions, _ in sets:
         flags[[ord(orth[0]) for orth in exceptions]] |= F_EXC_FIRST
         flags[[ord(orth[-1]) for orth in exceptions]] |= F_EXC_LAST
@@ -662,7 +658,7 @@ def tokenize(
         j = i
         if segmented and i < b:
             j = i + 1
-            while j < b and not bk[j]:
+            while j < b and (bk[j] == 0 or bk[j] == DROPPED):
                 j += 1
             k = j
             while has_flag(fl, cp[k - 1], F_SPACE):

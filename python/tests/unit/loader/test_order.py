@@ -51,3 +51,14 @@ def test_equal_hashes_are_ordered_by_key_then_copy() -> None:
     found = Shuffle(keys, repeats).order(seed=seed, epoch=epoch)
     assert found.rows.tolist() == lexsorted(keys, repeats, seed, epoch).tolist()
     assert len(set(found.rows.tolist())) == 4
+
+
+def test_orders_of_many_epochs_at_once_are_each_epochs_order() -> None:
+    keys = np.array([(i * 0x9E3779B97F4A7C15 + 5) % 2**64 for i in range(7)], dtype=np.uint64)
+    repeats = np.array([1, 3, 1, 2, 1, 1, 4], dtype=np.int64)
+    shuffle = Shuffle(keys, repeats)
+    epochs = [0, 1, 5, 40]
+    together = shuffle.orders(9, epochs)
+    for k, epoch in enumerate(epochs):
+        assert together[k].tolist() == shuffle.order(seed=9, epoch=epoch).rows.tolist()
+    assert len({tuple(row) for row in together.tolist()}) > 1  # the epochs differ

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lakemix.udf.quality import SIGNALS, quality_signals, register, split_words
+from lakemix.udf.quality import SIGNALS, indic, quality_signals, register, split_words
 
 COUNTS = {name for name, kind in SIGNALS if kind == "int64"}
 # Can exceed 1: overlapping occurrences of the top n-gram are all counted (as in datatrove).
@@ -311,10 +311,14 @@ def test_a_chinese_document_counts_its_own_stop_words_and_sentences() -> None:
         st.tuples(
             st.one_of(
                 st.none(),
-                st.text(alphabet=st.sampled_from("我们北京ไทยภาษา한국어 ་།。a.\n[1]{ខ្មែរ់។မြန်္်။၁")),
+                st.text(
+                    alphabet=st.sampled_from("我们北京ไทยภาษา한국어 ་།。a.\n[1]{ខ្មែរ់។မြန်္်။၁'’-:)")
+                ),
                 st.text(),
             ),
-            st.sampled_from(["zh", "ja", "th", "ko", "bo", "km", "my", "en", None]),
+            st.sampled_from(
+                ["zh", "ja", "th", "ko", "bo", "km", "my", "en", "fr", "de", "fa", None]
+            ),
         ),
         max_size=4,
     )
@@ -394,8 +398,66 @@ def test_each_language_is_split_with_its_own_spacy_exceptions() -> None:
     assert split_words("В 1999 г. было", "kk") == ["В", "1999", "г", ".", "было"]
     assert split_words("orang-orang itu", "id") == ["orang-orang", "itu"]
     assert split_words("orang-orang itu", "tr") == ["orang", "-", "orang", "itu"]
-    signals = quality_signals(pa.array(["orang-orang itu"] * 2), pa.array(["id", "de"]))
+    signals = quality_signals(pa.array(["orang-orang itu"] * 2), pa.array(["id", "tr"]))
     assert signals.field("word_count").to_pylist() == [2, 3]  # "-" is no word
+
+
+# spacy.blank(language)(text) in spaCy 3.8, whitespace tokens dropped
+SPACY_AFFIX_SPLITS = [
+    (
+        "fr",
+        "L'emploi d'aujourd'hui, c'est-à-dire 3,5 %.",
+        [
+            "L'",
+            "emploi",
+            "d'",
+            "aujourd'hui",
+            ",",
+            "c'",
+            "est",
+            "-",
+            "à",
+            "-",
+            "dire",
+            "3,5",
+            "%",
+            ".",
+        ],
+    ),
+    (
+        "de",
+        "Baden-Württemberg am 2. Mai (1999): z.B. 5km.",
+        ["Baden-Württemberg", "am", "2.", "Mai", "(", "1999", "):", "z.B.", "5", "km", "."],
+    ),
+    ("it", "dell'anno 1999 l'altro", ["dell'", "anno", "1999", "l'", "altro"]),
+    ("ca", "l'home pel carrer dels nois", ["l'", "home", "p", "el", "carrer", "d", "els", "nois"]),
+    ("da", "prøvebukser:) i dag", ["prøvebukser", ":)", "i", "dag"]),
+    ("ro", "într-o zi, n-am", ["într-", "o", "zi", ",", "n-", "am"]),
+    ("pl", "np. 5 zł.", ["np", ".", "5", "zł", "."]),
+    ("sv", "Driveru kl. 5", ["Driver", "u", "kl.", "5"]),
+    ("ru", "т.е. 5 км.", ["т.е.", "5", "км", "."]),
+]
+
+
+@pytest.mark.parametrize(("language", "text", "words"), SPACY_AFFIX_SPLITS)
+def test_languages_with_their_own_affix_rules_split_as_spacy_does(
+    language: str, text: str, words: list[str]
+) -> None:
+    """French elisions, German ordinals and hyphenated names, Catalan contractions, Romanian
+    clitics, exceptions a language drops (Polish "np." is no exception) and the special-case
+    matcher (Danish ":)" after a word)."""
+    assert split_words(text, language) == words
+
+
+def test_c4_counts_whitespace_words_in_a_language_split_by_its_affix_rules() -> None:
+    """French lines keep their C4 words (whitespace runs: "l'emploi" is one), while the signals
+    count spaCy's tokens ("l'" and "emploi")."""
+    line = "l'emploi l'emploi d'abord."
+    [fr] = quality_signals(pa.array([line]), pa.array(["fr"])).to_pylist()
+    assert fr["word_count"] == 6  # l' emploi l' emploi d' abord (the period is no word)
+    assert fr["c4_sentence_count"] == 1  # the line has 3 whitespace words: C4 keeps it
+    [fr2] = quality_signals(pa.array(["l'emploi d'abord."]), pa.array(["fr"])).to_pylist()
+    assert fr2["c4_sentence_count"] == 0  # 2 whitespace words: dropped (4 tokens would keep it)
 
 
 def test_japanese_segments_from_many_threads_at_once() -> None:
@@ -410,3 +472,39 @@ def test_japanese_segments_from_many_threads_at_once() -> None:
             range(64),
         )
         assert {c[0].as_py() for c in counts} == {alone}
+
+
+# datatrove's IndicNLPTokenizer(language).word_tokenize(text) (Indic NLP Library 0.92)
+INDIC_SPLITS = [
+    (
+        "hi",
+        "यह 3.5 किलो है। नया\nशहर (दिल्ली), 12 / 5 को",
+        ["यह", "3.5", "किलो", "है", "।", "नया\nशहर", "(", "दिल्ली", ")", ",", "12/5", "को"],
+    ),
+    (
+        "ur",
+        "یہ 3.5 کلو ہے۔ نیا\nشہر، (لاہور)",
+        ["یہ", "3", ".", "5", "کلو", "ہے", "۔", "نیا\nشہر", "،", "(", "لاہور", ")"],
+    ),
+    ("ta", "அவர் 2010, 22:04 மணிக்கு வந்தார்.", ["அவர்", "2010,22:04", "மணிக்கு", "வந்தார்", "."]),
+]
+
+
+@pytest.mark.parametrize(("language", "text", "words"), INDIC_SPLITS)
+def test_indic_languages_split_as_datatrove_splits_them(
+    language: str, text: str, words: list[str]
+) -> None:
+    """Indic NLP's trivial tokenizer: punctuation apart, spaces only (a newline stays inside a
+    word), digits joined again across ``,.:/`` (not in Urdu)."""
+    assert indic.tokens(text, language) == words
+    spans = indic.spans(text, language)
+    assert [text[s:e].replace(" ", "") for s, e in spans] == words
+    assert split_words(text, language) == [text[s:e] for s, e in spans]  # labels as languages
+
+
+def test_a_number_indic_nlp_joins_across_spaces_counts_without_them() -> None:
+    """``12 / 5`` is Indic NLP's word ``12/5`` (4 characters): the spaces the tokenizer removed
+    are not part of the word's length, as in datatrove."""
+    [row] = quality_signals(pa.array(["तारीख 12 / 5 को"]), pa.array(["hi"])).to_pylist()
+    assert row["word_count"] == 3  # तारीख 12/5 को
+    assert row["mean_word_length"] == (5 + 4 + 2) / 3

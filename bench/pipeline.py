@@ -1,0 +1,320 @@
+"""bench/pipeline: the whole lakemix pipeline, full and then +10%, beside datatrove's FineWeb chain.
+
+Usage: .venv/bin/python bench/pipeline.py [--docs 100000] [--seed 0] [--cpus 0,1]
+       [--work bench/out/pipeline-work] [--datatrove-python PYTHON]
+
+Corpus: ``bench/corpus.py``'s deterministic corpus of ``docs + docs // 10`` documents (cached in
+``bench/out/corpus-<n>``): the first ``docs`` are the full build, the last tenth arrives after it.
+
+lakemix, pinned to the first of ``--cpus`` with LAKEMIX_THREADS=1 (and one DuckDB thread), in a
+fresh lakehouse (``LAKEMIX_HOME`` under ``--work``), the project's default vars: ``lakemix
+ingest`` of the first ``docs`` documents, ``dbt seed``, ``dbt build`` (every model and test;
+per-node seconds from dbt's run_results.json), ``lakemix mix build demo_unimax``, ``lakemix
+release demo_unimax``; then ``lakemix ingest`` of the new tenth, ``dbt build``, ``mix build`` and
+``release`` again (the daily case). A 300-document run of the same steps first warms numba's
+cache, dbt and the page cache. Each step's wall seconds, CPU seconds (user + system over the
+process tree) and peak RSS (bench/dedup.py's ``run_measured``: the larger of the kernel's
+maximum for one process and the sampled sum over the tree).
+
+datatrove 0.10.1 (bench/out/venv-datatrove, bench/_datatrove.py), at the same time, pinned to
+the second of ``--cpus``, on the same first ``docs`` documents: its four quality filters in
+FineWeb's order (GopherRepetitionFilter, GopherQualityFilter, C4QualityFilter as FineWeb ran it,
+FineWebQualityFilter; the seed's '*' thresholds; a dropped document skips the later filters),
+then its 4-stage MinHash (bench/dedup.py's ``run_datatrove``: signatures, buckets, clusters,
+filter) on all of them, as the issue measured it. datatrove has no incremental mode: it reruns.
+
+Printed: each step full and +10%, the nodes that cost most in each build, the incremental ratio
+(+10% ``dbt build`` / full ``dbt build``; also with ingest, mix and release) and lakemix's whole
+pipeline against datatrove's chain in docs/s (wall, and per CPU second: both use one core, but
+the machine may be shared). Figures also go to ``bench/out/pipeline-results.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from _datatrove import FILTERS, ensure_venv, thresholds
+from corpus import cached_corpus
+from dedup import (
+    BIN,
+    OUT,
+    Lakehouse,
+    Measured,
+    Phase,
+    gib,
+    run_datatrove,
+    run_measured,
+    write_head_and_tail,
+)
+
+MIX = "demo_unimax"
+WARMUP_DOCS = 300
+TOP = 8
+GOALS = {"incremental": 0.15, "datatrove": 15.0}
+
+# Runs in bench/out/venv-datatrove: argv = docs.jsonl thresholds.json
+FILTER_CHAIN = (
+    r"""
+import json, sys, time
+from datatrove.data import Document
+from datatrove.pipeline.filters import (
+    C4QualityFilter, FineWebQualityFilter, GopherQualityFilter, GopherRepetitionFilter)
+
+path, thresholds_path = sys.argv[1:3]
+t = json.load(open(thresholds_path))
+"""
+    + FILTERS
+    + r"""
+def reader():  # JsonlReader would need orjson, which datatrove's pins lack
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            record = json.loads(line)
+            yield Document(text=record["text"], id=record["id"])
+
+started = time.perf_counter()
+data = reader()
+for name in ("gopher_repetition", "gopher_quality", "c4", "fineweb"):
+    data = filters[name](data, 0, 1)
+kept = sum(1 for _ in data)
+print(json.dumps({"kept": kept, "seconds": time.perf_counter() - started}))
+"""
+)
+
+
+@dataclass
+class Step:
+    """One command of the pipeline: wall and CPU seconds, peak RSS in bytes."""
+
+    seconds: float
+    cpu_seconds: float
+    peak_rss: int
+    nodes: dict[str, float] = field(default_factory=dict)  # dbt build: seconds per model/test
+
+
+def step(measured: Measured | Phase, nodes: dict[str, float] | None = None) -> Step:
+    return Step(measured.seconds, measured.cpu_seconds, measured.peak_rss, nodes or {})
+
+
+def build_nodes(lake: Lakehouse) -> dict[str, float]:
+    """Seconds of each node of the last dbt command: models by name, others as ``kind:name``."""
+    results = json.loads((lake.work / "target" / "run_results.json").read_text())["results"]
+    nodes = {}
+    for result in results:
+        kind, _, name = result["unique_id"].split(".")[:3]
+        nodes[name if kind in ("model", "seed", "snapshot") else f"{kind}:{name}"] = result[
+            "execution_time"
+        ]
+    return nodes
+
+
+def pipeline_round(lake: Lakehouse, data: Path, tag: str, *, first: bool) -> dict[str, Step]:
+    """ingest, (seed,) dbt build, mix build, release: one day of the pipeline."""
+    lakemix = str(BIN / "lakemix")
+    steps = {"ingest": step(lake.ingest([data]))}
+    if first:
+        steps["dbt seed"] = step(lake.dbt("seed"))
+    steps["dbt build"] = step(lake.dbt("build", retry=first), build_nodes(lake))
+    for name, cmd in (
+        ("mix build", [lakemix, "mix", "build", MIX]),
+        ("release", [lakemix, "release", MIX, "--tag", tag]),
+    ):
+        steps[name] = step(run_measured(cmd, env=lake.env, cpus=lake.cpus, log=lake.log))
+    return steps
+
+
+def run_lakemix(base: Path, new: Path, work: Path, cpu: str) -> dict[str, dict[str, Step]]:
+    """The full round on ``base``, then the +10% round on ``new``, in one lakehouse."""
+    warm = Lakehouse(work / "warmup", cpus=cpu)
+    warm.dbt_vars = None
+    head = warm.work / "head.jsonl"
+    with head.open("wb") as f:
+        for i, line in enumerate(base.open("rb")):
+            if i == WARMUP_DOCS:
+                break
+            f.write(line)
+    pipeline_round(warm, head, "warmup", first=True)
+    lake = Lakehouse(work / "lakemix", cpus=cpu)
+    lake.dbt_vars = None
+    full = pipeline_round(lake, base, "full", first=True)
+    print(f"  lakemix full: {sum(s.seconds for s in full.values()):,.0f} s", flush=True)
+    more = pipeline_round(lake, new, "plus10", first=False)
+    print(f"  lakemix +10%: {sum(s.seconds for s in more.values()):,.0f} s", flush=True)
+    return {"full": full, "+10%": more}
+
+
+def run_datatrove_chain(
+    python: Path, corpus: Path, base: Path, docs: int, work: Path, cpu: str
+) -> dict[str, Any]:
+    """datatrove's four quality filters, then its 4-stage MinHash, on the base documents."""
+    work.mkdir(parents=True, exist_ok=True)
+    plain = work / "docs.jsonl"
+    with plain.open("wb") as out:
+        for line in base.open("rb"):
+            record = orjson.loads(line)
+            out.write(orjson.dumps({"id": record["id"], "text": record["text"]}) + b"\n")
+    limits = work / "thresholds.json"
+    limits.write_text(json.dumps(thresholds()))
+    log = work / "filters.log"
+    cmd = [str(python), "-c", FILTER_CHAIN, str(plain), str(limits)]
+    filters = run_measured(cmd, env=dict(os.environ), cpus=cpu, log=log)
+    kept = json.loads(log.read_text().strip().splitlines()[-1])["kept"]
+    print(f"  datatrove filters: {filters.seconds:,.0f} s, kept {kept:,}", flush=True)
+    minhash, _ = run_datatrove(corpus, docs, work / "minhash", python, cpu, limit=docs)
+    print(f"  datatrove MinHash: {minhash.seconds:,.0f} s", flush=True)
+    return {
+        "filters": Step(filters.seconds, filters.cpu_seconds, filters.peak_rss),
+        "minhash": Step(minhash.seconds, minhash.cpu_seconds, minhash.peak_rss),
+        "minhash_stages": minhash.stages,
+        "filters_kept": kept,
+    }
+
+
+def table(header: list[str], rows: list[list[str]]) -> None:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for row in [header, ["-" * w for w in widths], *rows]:
+        cells = zip(row, widths, strict=True)
+        print("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(cells)))
+
+
+def total(steps: dict[str, Step]) -> Step:
+    return Step(
+        sum(s.seconds for s in steps.values()),
+        sum(s.cpu_seconds for s in steps.values()),
+        max(s.peak_rss for s in steps.values()),
+    )
+
+
+def report(docs: int, lakemix: dict[str, dict[str, Step]], dt: dict[str, Any] | None) -> None:
+    full, more = lakemix["full"], lakemix["+10%"]
+    print(f"\n{docs:,} documents, then {docs // 10:,} new; load {os.getloadavg()[0]:.1f}")
+    rows = []
+    for name in full:
+        after = more.get(name)
+        rows.append(
+            [
+                name,
+                f"{full[name].seconds:,.1f}",
+                f"{full[name].cpu_seconds:,.1f}",
+                f"{after.seconds:,.1f}" if after else "-",
+                f"{after.cpu_seconds:,.1f}" if after else "-",
+                gib(full[name].peak_rss),
+                gib(after.peak_rss) if after else "-",
+            ]
+        )
+    whole, again = total(full), total(more)
+    rows.append(
+        [
+            "whole pipeline",
+            f"{whole.seconds:,.1f}",
+            f"{whole.cpu_seconds:,.1f}",
+            f"{again.seconds:,.1f}",
+            f"{again.cpu_seconds:,.1f}",
+            gib(whole.peak_rss),
+            gib(again.peak_rss),
+        ]
+    )
+    header = ["lakemix step", "full s", "CPU s", "+10% s", "CPU s", "peak RSS", "+10% RSS"]
+    table(header, rows)
+    for label, build in (("full", full), ("+10%", more)):
+        nodes = sorted(build["dbt build"].nodes.items(), key=lambda kv: -kv[1])
+        tests = sum(s for n, s in nodes if n.startswith(("test:", "unit_test:")))
+        shown = ", ".join(f"{n} {s:.1f}" for n, s in nodes[:TOP])
+        print(f"{label} dbt build, costliest nodes (s): {shown}; all tests {tests:.1f}")
+    ratio = more["dbt build"].seconds / full["dbt build"].seconds
+    cpu_ratio = more["dbt build"].cpu_seconds / full["dbt build"].cpu_seconds
+    print(
+        f"incremental: +10% dbt build / full dbt build = {ratio:.1%} wall, {cpu_ratio:.1%} CPU "
+        f"(goal <= {GOALS['incremental']:.0%}); whole pipeline {again.seconds / whole.seconds:.1%}"
+    )
+    if dt is None:
+        return
+    chain = Step(
+        dt["filters"].seconds + dt["minhash"].seconds,
+        dt["filters"].cpu_seconds + dt["minhash"].cpu_seconds,
+        max(dt["filters"].peak_rss, dt["minhash"].peak_rss),
+    )
+    rows = [
+        [
+            name,
+            f"{s.seconds:,.1f}",
+            f"{s.cpu_seconds:,.1f}",
+            f"{docs / s.seconds:,.1f}",
+            gib(s.peak_rss),
+        ]
+        for name, s in (
+            ("datatrove 4 quality filters", dt["filters"]),
+            ("datatrove 4-stage MinHash", dt["minhash"]),
+            ("datatrove chain", chain),
+            ("lakemix whole pipeline (full)", whole),
+        )
+    ]
+    print()
+    table(["", "wall s", "CPU s", "docs/s", "peak RSS"], rows)
+    print(
+        f"lakemix / datatrove, docs/s per core: {chain.seconds / whole.seconds:.1f}x wall, "
+        f"{chain.cpu_seconds / whole.cpu_seconds:.1f}x CPU (goal >= {GOALS['datatrove']:.0f}x); "
+        f"without the search index {chain.seconds / (whole.seconds - search_seconds(full)):.1f}x "
+        f"wall"
+    )
+
+
+def search_seconds(full: dict[str, Step]) -> float:
+    return sum(s for n, s in full["dbt build"].nodes.items() if n.startswith("search_"))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--docs", type=int, default=100_000, help="documents of the full build")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cpus", default="0,1", help="lakemix's CPU,datatrove's CPU")
+    parser.add_argument("--work", type=Path, default=OUT / "pipeline-work")
+    parser.add_argument("--datatrove-python", type=Path, help="default: bench/out/venv-datatrove")
+    args = parser.parse_args(argv)
+    cpu_lakemix, _, cpu_datatrove = args.cpus.partition(",")
+    if not cpu_datatrove:
+        raise SystemExit(f"--cpus needs two CPUs, one for each side, got {args.cpus!r}")
+    corpus = cached_corpus(args.docs + args.docs // 10, args.seed)
+    args.work.mkdir(parents=True, exist_ok=True)
+    base, new = write_head_and_tail(corpus, args.work, args.docs)
+    python = args.datatrove_python or ensure_venv()
+    started = time.perf_counter()
+    dt: dict[str, Any] = {}
+
+    def datatrove_side() -> None:
+        work = args.work / "datatrove"
+        dt.update(run_datatrove_chain(python, corpus, base, args.docs, work, cpu_datatrove))
+
+    # datatrove on its core while lakemix runs on the other: one run, the same machine state.
+    thread = threading.Thread(target=datatrove_side)
+    thread.start()
+    lakemix = run_lakemix(base, new, args.work, cpu_lakemix)
+    save(args.docs, lakemix, dt)
+    if thread.is_alive():  # lakemix's side first, while datatrove runs on
+        report(args.docs, lakemix, None)
+    thread.join()
+    print(f"both sides done in {time.perf_counter() - started:,.0f} s")
+    report(args.docs, lakemix, dt or None)
+    save(args.docs, lakemix, dt)
+
+
+def save(docs: int, lakemix: dict[str, dict[str, Step]], dt: dict[str, Any]) -> None:
+    """The figures so far to ``bench/out/pipeline-results.json``."""
+    results = {
+        "docs": docs,
+        "lakemix": {k: {n: asdict(s) for n, s in v.items()} for k, v in lakemix.items()},
+        "datatrove": {k: asdict(v) if isinstance(v, Step) else v for k, v in dt.items()},
+    }
+    (OUT / "pipeline-results.json").write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
