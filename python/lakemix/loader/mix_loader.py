@@ -29,8 +29,11 @@ class Position:
     place: Mapping[str, Any]
 
 
-def resolve_release(mix: str, tag: str | None, settings: Settings) -> dict[str, Any]:
-    """The manifest of release ``tag`` of ``mix`` (the newest release of the mix when None).
+def resolve_release(
+    mix: str, tag: str | None, settings: Settings, built: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The manifest of release ``tag`` of ``mix`` (the newest release of the mix when None);
+    ``built``: the tag's manifest beside its token store, when the caller has read it.
 
     Raises:
         lakemix.versions.ReleaseError: No such tag, or no release of that mix.
@@ -48,7 +51,7 @@ def resolve_release(mix: str, tag: str | None, settings: Settings) -> dict[str, 
                 f"run `lakemix release {mix} --tag TAG` first"
             )
         return mine[-1]
-    manifest = built_manifest(tag, settings) or get_release(tag, settings)
+    manifest = built or built_manifest(tag, settings) or get_release(tag, settings)
     if manifest["mix"] != mix:
         raise ValueError(f"release {tag!r} is of mix {manifest['mix']!r}, not {mix!r}")
     return manifest
@@ -135,11 +138,10 @@ class MixLoader:
         self.settings = settings = settings or Settings.from_env()
         # Unless a store of the release exists, the catalog is read (pyiceberg's import alone
         # takes 0.5 s) and the store likely built: what the build needs loads meanwhile.
-        preload = None
-        if tag is None or built_manifest(tag, settings) is None:
-            preload = Preload(settings, preload_hint(tag, settings))
+        built = built_manifest(tag, settings) if tag is not None else None
+        preload = Preload(settings, preload_hint(tag, settings)) if built is None else None
         try:
-            self.manifest = resolve_release(mix, tag, settings)
+            self.manifest = resolve_release(mix, tag, settings, built)
             self.store_path: Path = build_store(self.manifest, split, settings, preload=preload)
         finally:
             if preload is not None:

@@ -97,7 +97,8 @@ __all__ = [
 # each language is split with its spaCy language's exceptions (``word_exceptions.json``).
 # 5: languages whose spaCy tokenizer changes the affix rules (French elisions, German ordinals,
 # ...) are split by spaCy's algorithm with their rules (``affixes``); a language takes only the
-# base exceptions its spaCy language takes (Turkish and Persian none).
+# base exceptions its spaCy language takes (Turkish and Persian none), and the base exceptions
+# U+2019 variants only where its spaCy language has them (U+2019 twice is two words in Albanian).
 DEFINITION = 5
 
 

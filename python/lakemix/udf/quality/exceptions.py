@@ -57,8 +57,12 @@ def _lengths(exc: dict[str, tuple[str, ...]]) -> dict[str, tuple[int, ...]]:
 
 
 def base_exceptions() -> dict[str, tuple[int, ...]]:
-    """spaCy 3.8's exceptions of every language, as orth -> lengths of its tokens."""
-    return _lengths(_base())
+    """spaCy 3.8's exceptions of every language (``BASE_EXCEPTIONS``), as orth -> lengths of
+    its tokens: without the U+2019 variants, which a language only has when its exceptions go
+    through spaCy's ``update_exc`` (English, French, Macedonian, ...; ``word_exceptions.json``
+    holds them then), not where it takes the base ones as they are (Albanian: U+2019 twice is
+    two words)."""
+    return {orth: tuple(map(len, parts)) for orth, parts in _base().items()}
 
 
 def english_exceptions() -> dict[str, tuple[int, ...]]:

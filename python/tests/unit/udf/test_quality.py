@@ -508,3 +508,13 @@ def test_a_number_indic_nlp_joins_across_spaces_counts_without_them() -> None:
     [row] = quality_signals(pa.array(["तारीख 12 / 5 को"]), pa.array(["hi"])).to_pylist()
     assert row["word_count"] == 3  # तारीख 12/5 को
     assert row["mean_word_length"] == (5 + 4 + 2) / 3
+
+
+def test_base_exceptions_take_the_typographic_apostrophe_only_where_spacy_adds_it() -> None:
+    """spaCy's update_exc adds U+2019 variants (Macedonian, English); a language that takes
+    BASE_EXCEPTIONS as they are (Albanian, Esperanto as ``xx``) splits two of them."""
+    quotes = "a \u2019\u2019 b"
+    assert split_words(quotes, "sq") == ["a", "\u2019", "\u2019", "b"]
+    assert split_words(quotes, "eo") == ["a", "\u2019", "\u2019", "b"]
+    assert split_words(quotes, "mk") == ["a", "\u2019\u2019", "b"]
+    assert split_words(quotes, "en") == ["a", "\u2019\u2019", "b"]
