@@ -18,18 +18,25 @@ if TYPE_CHECKING:
 
 def _declared(tag: str | None, settings: Settings) -> tuple[dict[str, Any], list[str]]:
     """(vars, mixes): a release's recorded vars and mix, or the project's vars merged with the
-    last build's --vars and every mix built."""
+    --vars of the build that wrote the current clean documents (``builds.data_vars``; the last
+    build's when that one is not recorded) and every mix built."""
     if tag is not None:
         manifest = get_release(tag, settings)
         return manifest["vars"], [manifest["mix"]]
     root = project_root()
     if root is None:
         return {}, []
+    from pyiceberg.exceptions import NoSuchNamespaceError, NoSuchTableError
+
+    from lakemix.catalog import catalog
+
     try:
-        cli_vars = builds.last_build(settings)["cli_vars"]
-    except builds.BuildStateError:
-        cli_vars = {}
-    return builds.project_vars(root, cli_vars), []
+        found = builds.data_vars(catalog(settings), settings, root)
+        if found is None:
+            found = builds.project_vars(root, builds.last_build(settings)["cli_vars"])
+    except (builds.BuildStateError, NoSuchTableError, NoSuchNamespaceError):
+        found = builds.project_vars(root, {})  # nothing built yet
+    return found, []
 
 
 def _trend(tag: str | None, settings: Settings) -> dict[tuple[str, str], list[dict[str, Any]]]:
