@@ -42,6 +42,7 @@ def spacy_rules() -> dict[str, Any]:
     return data
 
 
+@functools.cache
 def affix_languages() -> dict[str, str]:
     """lid.176 label -> spaCy language, for the labels whose language has affix rules of its own."""
     data = spacy_rules()
@@ -176,13 +177,30 @@ class AffixTokenizer:
         """The piece's token lengths, and whether a run of them spells an affixed exception."""
         cached = self._cache.get(piece)
         if cached is None:
-            lengths = self._split(piece, specials=True)
+            lengths = self._with_suffix(piece) or self._split(piece, specials=True)
             cached = (lengths, len(lengths) > 1 and self._has_run(piece, lengths))
             if len(self._cache) >= self._cache_size:
                 with self._lock:
                     self._cache.clear()
             self._cache[piece] = cached
         return cached
+
+    def _with_suffix(self, piece: str) -> tuple[int, ...] | None:
+        """The piece's token lengths when its first step in spaCy's loop only takes off a
+        one-character suffix (``Europe,``): then the loop goes on with the rest exactly as it
+        would split the rest alone, so its tokens are the rest's (cached, or one word for
+        letters alone) and the suffix. None when the first step does anything else."""
+        token_match = self._token_match
+        if len(piece) < 2 or piece in self._specials:
+            return None
+        if token_match is not None and token_match(piece):
+            return None
+        if self._find_prefix(piece) != 0 or self._find_suffix(piece) != 1:
+            return None
+        rest = piece[:-1]
+        if rest.isalpha() and rest not in self._specials:
+            return (len(rest), 1)
+        return (*self._piece(rest)[0], 1)
 
     def _has_run(self, piece: str, lengths: tuple[int, ...]) -> bool:
         starts = [0]
