@@ -18,8 +18,8 @@ if TYPE_CHECKING:
 
 def _declared(tag: str | None, settings: Settings) -> tuple[dict[str, Any], list[str]]:
     """(vars, mixes): a release's recorded vars and mix, or the project's vars merged with the
-    --vars of the build that wrote the current clean documents (``builds.data_vars``; the last
-    build's when that one is not recorded) and every mix built."""
+    --vars of the build that wrote the current clean documents (``builds.data_vars``) and every
+    mix built."""
     if tag is not None:
         manifest = get_release(tag, settings)
         return manifest["vars"], [manifest["mix"]]
@@ -31,12 +31,9 @@ def _declared(tag: str | None, settings: Settings) -> tuple[dict[str, Any], list
     from lakemix.catalog import catalog
 
     try:
-        found = builds.data_vars(catalog(settings), settings, root)
-        if found is None:
-            found = builds.project_vars(root, builds.last_build(settings)["cli_vars"])
+        return builds.data_vars(catalog(settings), settings, root), []
     except (builds.BuildStateError, NoSuchTableError, NoSuchNamespaceError):
-        found = builds.project_vars(root, {})  # nothing built yet
-    return found, []
+        return builds.project_vars(root, {}), []  # nothing built yet
 
 
 def _trend(tag: str | None, settings: Settings) -> dict[tuple[str, str], list[dict[str, Any]]]:

@@ -119,20 +119,26 @@ def project_vars(root: Path, cli_vars: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def data_vars(catalog: Catalog, settings: Settings, root: Path) -> dict[str, Any] | None:
+def data_vars(
+    catalog: Catalog, settings: Settings, root: Path, last: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The project's vars as the build that wrote the current snapshot of the clean documents
     ran with (its ``--vars`` over dbt_project.yml): the filter, deduplication and tokenizer
     settings the released data was made under. Not the last build's: that is mostly the mix's own
-    (``lakemix mix build`` passes only ``lakemix_mix``), after a ``dbt build --vars ...``.
+    (``lakemix mix build`` passes only ``lakemix_mix``), after a ``dbt build --vars ...``. When
+    that build is not recorded (a ``dbt run``, or a build from before the record), the last
+    build's (``last``, when the caller has read it).
 
-    Returns:
-        The vars, or None when that build is not recorded (then the last build's apply).
+    Raises:
+        BuildStateError: No build is recorded.
     """
     snapshot = catalog.load_table(CLEAN).current_snapshot()
     summary = snapshot.summary if snapshot is not None else None
     invocation = summary.get("lakemix.dbt_invocation_id") if summary is not None else None
     build = build_of(settings, invocation) if invocation else None
-    return None if build is None else project_vars(root, build["cli_vars"])
+    if build is None:
+        build = last if last is not None else last_build(settings)
+    return project_vars(root, build["cli_vars"])
 
 
 def config_files(root: Path, mix: str) -> dict[str, str]:

@@ -176,9 +176,7 @@ def release(
     root = project_root()
     if root is None:
         raise ReleaseError("no dbt_project.yml here or above: run from the lakemix project")
-    variables = builds.data_vars(catalog, settings, root)
-    if variables is None:
-        variables = builds.project_vars(root, build["cli_vars"])
+    variables = builds.data_vars(catalog, settings, root, last=build)
     objectives = gate.check(
         settings=settings,
         catalog=catalog,

@@ -51,14 +51,17 @@ def test_the_vars_are_those_of_the_build_that_wrote_the_clean_documents(
     write_clean(lakehouse, "filters")
     assert builds.last_build(lakehouse)["invocation_id"] == "mix"
     found = builds.data_vars(open_catalog(lakehouse), lakehouse, ROOT)
-    assert found is not None
     assert found["lakemix_filter_families"] == FILTERS["lakemix_filter_families"]
     assert found["lakemix_minhash_bands"] == 14  # the rest from dbt_project.yml
     assert "lakemix_mix" not in found
 
 
-def test_a_clean_snapshot_of_an_unrecorded_invocation_gives_none(lakehouse: Settings) -> None:
-    record_builds(lakehouse, ("filters", FILTERS))
+def test_a_clean_snapshot_of_an_unrecorded_invocation_gives_the_last_builds_vars(
+    lakehouse: Settings,
+) -> None:
+    record_builds(lakehouse, ("mix", {"lakemix_mix": "demo_unimax"}), ("filters", FILTERS))
     write_clean(lakehouse, "a-dbt-run")  # `dbt run` records no build
-    assert builds.data_vars(open_catalog(lakehouse), lakehouse, ROOT) is None
+    found = builds.data_vars(open_catalog(lakehouse), lakehouse, ROOT)
+    assert found["lakemix_filter_families"] == FILTERS["lakemix_filter_families"]
+    assert builds.build_of(lakehouse, "a-dbt-run") is None
     assert builds.build_of(lakehouse, "filters") is not None
