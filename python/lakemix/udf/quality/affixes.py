@@ -252,10 +252,6 @@ class AffixTokenizer:
             return [start for start, _ in spans]
         return starts
 
-    def spans(self, text: str) -> list[tuple[int, int]]:
-        """Token spans of ``text`` (code-point offsets), as ``starts`` finds them."""
-        return self._spans(text, self.starts(text))
-
     @staticmethod
     def _spans(text: str, starts: list[int]) -> list[tuple[int, int]]:
         ends = [*starts[1:], len(text)] if starts else []

@@ -190,17 +190,12 @@ def segmenter_of(language: str | None) -> str | None:
 
 @functools.cache
 def segmenter(name: str) -> Spans:
-    """The segmenter called ``name`` (a value of ``SEGMENTERS``, or ``affixes:<spaCy language>``),
-    loaded once per process.
+    """The segmenter called ``name`` (a value of ``SEGMENTERS``), loaded once per process; the
+    ``affixes:`` and ``indic:`` names of ``segmenter_of`` are split in ``break_flags`` itself.
 
     Raises:
         ValueError: If no segmenter has that name.
     """
-    if name.startswith(_AFFIXES):
-        return tokenizer(name.removeprefix(_AFFIXES)).spans
-    if name.startswith(_INDIC):
-        language = name.removeprefix(_INDIC)
-        return lambda text: indic_spans(text, language)
     if name not in _LOADERS:
         raise ValueError(f"no word segmenter {name!r}; known: {', '.join(sorted(_LOADERS))}")
     return _LOADERS[name]()
