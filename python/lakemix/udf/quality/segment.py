@@ -232,6 +232,8 @@ def break_flags(texts: list[str | None], languages: list[str | None]) -> tuple[A
             if name.startswith(_INDIC):  # "12 / 5" is the token "12/5"
                 for start, end in indic_spans(text, name.removeprefix(_INDIC)):
                     flags[start] = TOKEN_BREAK
+                    if text.find(" ", start, end) < 0 and text.find("\t", start, end) < 0:
+                        continue  # the common case: no character of the token to look at
                     for k in range(start + 1, end):
                         if text[k] == " " or text[k] == "\t":
                             flags[k] = DROPPED
