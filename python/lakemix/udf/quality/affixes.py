@@ -64,6 +64,9 @@ class AffixTokenizer:
         classes: spaCy's long character classes by name.
         exceptions: Every exception of the language (the base ones and its own), as the
             lengths of its tokens.
+        whole: The exceptions the rules leave whole (spaCy's special-case matcher has no
+            pattern for them; ``word_exceptions.json`` lists them): None finds them with the
+            rules, which takes up to a second for the languages with many exceptions.
         cache_size: Pieces remembered; the cache starts over when full.
     """
 
@@ -73,6 +76,7 @@ class AffixTokenizer:
         url_match: str,
         classes: dict[str, str],
         exceptions: dict[str, tuple[int, ...]],
+        whole: frozenset[str] | None = None,
         cache_size: int = 50_000,
     ) -> None:
         def expand(pattern: str) -> str:
@@ -90,15 +94,26 @@ class AffixTokenizer:
         self._cache: dict[str, tuple[tuple[int, ...], bool]] = {}
         self._cache_size = cache_size
         # spaCy's special-case matcher knows the exceptions its affix rules would split: each with
-        # the tokens its text gives without exceptions (the matcher's pattern).
-        self._affixed: dict[str, tuple[int, ...]] = {}
-        for orth in exceptions:
-            affixed = self._find_prefix(orth) or self._find_suffix(orth) or self._has_infix(orth)
-            if affixed or " " in orth:
-                self._affixed[orth] = self._split(orth, specials=False)
+        # the tokens its text gives without exceptions (the matcher's pattern, ``_pattern``).
+        if whole is None:
+            whole = frozenset(orth for orth in exceptions if not self._affixes_split(orth))
+        self._affixed = frozenset(orth for orth in exceptions if orth not in whole)
+        self._patterns: dict[str, tuple[int, ...]] = {}
         self._longest = max(map(len, self._affixed), default=0)
         self._firsts = frozenset(orth[0] for orth in self._affixed)  # a run starts with one
         self._lock = threading.Lock()
+
+    def _affixes_split(self, orth: str) -> bool:
+        """Whether spaCy's special-case matcher has a pattern for the exception ``orth``."""
+        affixed = self._find_prefix(orth) or self._find_suffix(orth) or self._has_infix(orth)
+        return bool(affixed) or " " in orth
+
+    def _pattern(self, orth: str) -> tuple[int, ...]:
+        """The tokens an affixed exception's text gives without exceptions, split once."""
+        pattern = self._patterns.get(orth)
+        if pattern is None:
+            pattern = self._patterns[orth] = self._split(orth, specials=False)
+        return pattern
 
     def _find_prefix(self, text: str) -> int:
         m = self._prefix(text)
@@ -221,8 +236,9 @@ class AffixTokenizer:
                 joined += text[spans[j - 1][0] : spans[j - 1][1]]
                 if len(joined) > self._longest:
                     break
-                pattern = self._affixed.get(joined)
-                if pattern is not None and pattern == tuple(e - s for s, e in spans[i:j]):
+                if joined not in self._affixed:
+                    continue
+                if self._pattern(joined) == tuple(e - s for s, e in spans[i:j]):
                     found.append((i, j))
         return found
 
@@ -309,6 +325,7 @@ def tokenizer(language: str) -> AffixTokenizer:
         data["url_match"],
         data["classes"],
         language_exceptions(entry, base_exceptions()),
+        frozenset(entry["whole"]),
     )
 
 
