@@ -118,12 +118,13 @@ def every_filter(limit=-1):
 
 run = pipeline if mode == "pipeline" else every_filter
 run(50)
-start = time.perf_counter()
+start, cpu_start = time.perf_counter(), time.process_time()
 result = run()
-seconds = time.perf_counter() - start
+seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
 if mode == "pipeline":
     result = {"kept": result}
 result["seconds"] = seconds
+result["cpu"] = cpu
 print(json.dumps(result))
 """
 )
@@ -131,9 +132,11 @@ print(json.dumps(result))
 
 @dataclass
 class Run:
-    """Wall seconds and peak RSS (bytes) of one child process, and what it printed."""
+    """Wall and CPU seconds (its waited-for children's included), peak RSS (bytes) of one child
+    process, and what it printed."""
 
     seconds: float
+    cpu: float
     rss: int
     stdout: str
 
@@ -152,7 +155,7 @@ def run(cmd: list[str], env: dict[str, str], log: Path) -> Run:
         tail = log.read_text(errors="replace")[-3000:]
         shown = " ".join(c if len(c) < 200 else "<code>" for c in cmd)
         raise SystemExit(f"{shown} failed ({proc.returncode}):\n{stdout[-3000:]}{tail}")
-    return Run(seconds, usage.ru_maxrss * 1024, stdout)
+    return Run(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, stdout)
 
 
 class Lakehouse:
@@ -331,6 +334,13 @@ def report(
         f"(goal >= 10x); models only: {docs / in_models / pipe_rate:.1f}x, "
         f"{docs / in_models / every_rate:.1f}x"
     )
+    cpu_rate = docs / dbt_run.cpu
+    cpu_pipe, cpu_every = docs / pipe["cpu"], docs / every["cpu"]
+    print(
+        f"per CPU second (load-proof): lakemix {cpu_rate:,.0f} docs/s ({dbt_run.cpu:.1f} s), "
+        f"datatrove {cpu_pipe:,.0f} / {cpu_every:,.0f} docs/s: {cpu_rate / cpu_pipe:.1f}x the "
+        f"pipeline, {cpu_rate / cpu_every:.1f}x every filter"
+    )
     print(
         f"English (each side's own label): lakemix {f['en']:,}, datatrove {every['en']:,}; "
         "documents failing each family, lakemix / datatrove (every filter):"
@@ -372,6 +382,8 @@ def report(
         "pipeline": pipe_rate,
         "pipeline_rss": pipe["process"].rss,
         "every": every_rate,
+        "cpu": cpu_rate / cpu_pipe,
+        "cpu_every": cpu_rate / cpu_every,
         "lakemix_kept": f["kept"] / docs,
         "datatrove_kept": pipe["kept"] / docs,
     }
@@ -381,18 +393,22 @@ def summary(rows: list[dict[str, Any]], cpu: int) -> None:
     print(f"\n== summary, one core (CPU {cpu}); lakemix = wall of the dbt run, ingest excluded")
     print(
         f"{'docs':>8} {'lakemix docs/s':>15} {'RSS MB':>7} {'datatrove docs/s':>17} {'RSS MB':>7}"
-        f" {'ratio':>6} {'ratio every':>12} {'kept lakemix':>13} {'kept datatrove':>15}"
+        f" {'ratio':>6} {'ratio every':>12} {'CPU ratios':>12} {'kept lakemix':>13}"
+        f" {'kept datatrove':>15}"
     )
     for r in rows:
         print(
             f"{r['docs']:>8,} {r['lakemix']:>15,.0f} {mb(r['lakemix_rss']):>7}"
             f" {r['pipeline']:>17,.0f} {mb(r['pipeline_rss']):>7}"
             f" {r['lakemix'] / r['pipeline']:>5.1f}x {r['lakemix'] / r['every']:>11.1f}x"
+            f" {r['cpu']:>5.1f}x/{r['cpu_every']:.1f}x"
             f" {r['lakemix_kept']:>13.1%} {r['datatrove_kept']:>15.1%}"
         )
     print(
         "datatrove docs/s: its pipeline (dropped documents skip later filters); 'ratio every':"
-        " against datatrove running every filter on every document, as lakemix does"
+        " against datatrove running every filter on every document, as lakemix does; 'CPU"
+        " ratios': the same two per CPU second (the dbt process and its children against the"
+        " datatrove loop)"
     )
 
 
