@@ -25,7 +25,10 @@ regular expressions. Two things are written so that loading them is cheap, each 
 over every exception to find them: a second for Indonesian's 16,000), and a ``token_match`` of
 anchored alternatives grouped by their leading and trailing character classes (French's 266
 alternatives each held spaCy's long letter classes: 1.4 MB of expression, 2 s to compile), checked
-to match what spaCy's matches on the language's Leipzig and OSCAR words. ``url_match`` is spaCy's ``URL_MATCH``, the same for every language.
+to match what spaCy's matches on the language's Leipzig and OSCAR words. ``url_match`` is
+spaCy's ``URL_MATCH``, the same for every language. A language with the base rules but an
+exception holding whitespace (Macedonian's ``на пр.``) gets the base rules under ``affixes``: the
+numba kernels join no exception across whitespace.
 ``indic`` names the labels datatrove splits with Indic NLP's trivial tokenizer
 (``lakemix.udf.quality.indic``).
 """
@@ -209,7 +212,8 @@ def check_factored(label: str, language: str, original: str, rewritten: str, lei
 
 def affixes(language: str) -> dict[str, str | None] | None:
     """The language's compiled affix rules and token_match, or None where they are the base
-    rules (English's only change, a hyphen after a digit, is ``hyphen_after_digit``)."""
+    rules (English's only change, a hyphen after a digit, is ``hyphen_after_digit``) and no
+    exception of its own holds whitespace."""
     defaults = spacy.util.get_lang_class(language).Defaults
     prefixes = list(defaults.prefixes or [])
     suffixes = list(defaults.suffixes or [])
@@ -225,8 +229,10 @@ def affixes(language: str) -> dict[str, str | None] | None:
         and infixes == base_infixes
         and token_match is None
     )
-    if same:
-        return None
+    exceptions = defaults.tokenizer_exceptions or {}
+    spaced = any(orth.split() != [orth] for orth in exceptions if orth not in BASE_EXCEPTIONS)
+    if same and not spaced:  # the kernels join no exception across whitespace (Macedonian's
+        return None  # "на пр."): a language with one is split by spaCy's algorithm too
     return {
         "prefix": named(compile_prefix_regex(prefixes).pattern),
         "suffix": named(compile_suffix_regex(suffixes).pattern),

@@ -436,6 +436,12 @@ SPACY_AFFIX_SPLITS = [
     ("pl", "np. 5 zł.", ["np", ".", "5", "zł", "."]),
     ("sv", "Driveru kl. 5", ["Driver", "u", "kl.", "5"]),
     ("ru", "т.е. 5 км.", ["т.е.", "5", "км", "."]),
+    # exceptions holding a space, applied where the run's text is the exception: "и т.д." is
+    # no run (the matcher's pattern splits "т.д."), nor is "и  др." (two spaces) or ": )"
+    ("ru", "и т.д. и др. и  др.", ["и", "т.д.", "и др.", "и", "др", "."]),
+    ("es", "Los EE. UU. son", ["Los", "EE. UU.", "son"]),
+    ("mk", "на пр. добро", ["на пр.", "добро"]),  # base affix rules, spaCy's algorithm
+    ("da", "dag:) : )", ["dag", ":)", ":", ")"]),
     (  # French's token_match (compiled factored: one alternative per class pair)
         "fr",
         "anti-inflammatoire, porte-monnaie Anti-Âge binge-watchers",
