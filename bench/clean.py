@@ -1,6 +1,7 @@
 """bench/clean: lakemix's cleaning layer (dbt on DuckDB) against datatrove's filters, one core.
 
 Usage: .venv/bin/python bench/clean.py [--docs 10000 100000] [--seed 0] [--cpu N]
+       [--datatrove-docs N]
 
 The documents are ``bench/corpus.py`` corpora (built in ``bench/out/corpus-<docs>`` unless one
 with the same parameters is there). Everything runs pinned to one CPU (``--cpu``, default the
@@ -233,8 +234,9 @@ def lakemix_layer(corpus: Path, docs: int, *, split: bool = True) -> dict[str, A
     return result
 
 
-def dump_documents(corpus: Path, folder: Path) -> int:
-    """``{"id", "text"}`` of every document of ``corpus`` to ``folder/docs.jsonl``."""
+def dump_documents(corpus: Path, folder: Path, limit: int) -> int:
+    """``{"id", "text"}`` of the first ``limit`` documents of ``corpus`` to
+    ``folder/docs.jsonl``."""
     folder.mkdir(parents=True, exist_ok=True)
     n = 0
     with (folder / "docs.jsonl").open("wb") as f:
@@ -242,6 +244,8 @@ def dump_documents(corpus: Path, folder: Path) -> int:
             with path.open("rb") as raw:
                 reader = io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw))
                 for line in reader:
+                    if n == limit:
+                        return n
                     record = orjson.loads(line)
                     f.write(orjson.dumps({"id": record["id"], "text": record["text"]}) + b"\n")
                     n += 1
@@ -249,10 +253,11 @@ def dump_documents(corpus: Path, folder: Path) -> int:
 
 
 def datatrove(python: Path, corpus: Path, docs: int, cpu: int) -> dict[str, dict[str, Any]]:
-    """datatrove's pipeline and every-filter runs on ``corpus`` (see the module docstring)."""
+    """datatrove's pipeline and every-filter runs on the first ``docs`` documents of ``corpus``
+    (see the module docstring); ``docs`` in the result says how many."""
     with tempfile.TemporaryDirectory(prefix="lakemix-bench-clean-dt-") as tmp:
         folder = Path(tmp) / "docs"
-        if dump_documents(corpus, folder) != docs:
+        if dump_documents(corpus, folder, docs) != docs:
             raise SystemExit(f"{corpus} does not hold {docs} documents")
         limits = Path(tmp) / "thresholds.json"
         limits.write_text(json.dumps(thresholds()))
@@ -261,6 +266,7 @@ def datatrove(python: Path, corpus: Path, docs: int, cpu: int) -> dict[str, dict
             cmd = [str(python), "-c", WORKER, str(folder), str(limits), str(model_path())]
             r = run([*cmd, mode, str(cpu)], dict(os.environ), Path(tmp) / "worker.log")
             out[mode] = {**json.loads(r.stdout.strip().splitlines()[-1]), "process": r}
+            out[mode]["docs"] = docs
     if out["pipeline"]["kept"] != out["every"]["kept"]:
         raise SystemExit(f"datatrove kept differ: {out['pipeline']['kept']} {out['every']['kept']}")
     return out
@@ -283,9 +289,12 @@ def report(
     in_models = sum(models.values())
     f, every, pipe = lm["filtered"], dt["every"], dt["pipeline"]
     lakemix_rate = docs / dbt_run.seconds
-    pipe_rate, every_rate = docs / pipe["seconds"], docs / every["seconds"]
+    sample = pipe["docs"]  # datatrove's documents: all, or the first --datatrove-docs
+    pipe_rate, every_rate = sample / pipe["seconds"], sample / every["seconds"]
 
     print(f"\n== {docs:,} documents ({mb(text)} MB of text), {corpus.relative_to(ROOT)}")
+    if sample != docs:
+        print(f"datatrove ran on the first {sample:,} of them (--datatrove-docs): rates per doc")
     print(
         f"lakemix ingest (not in the figures below): {ingest.seconds:.1f} s, "
         f"{docs / ingest.seconds:,.0f} docs/s, {text / 1e6 / ingest.seconds:.1f} MB/s, "
@@ -314,7 +323,7 @@ def report(
             pipe_rate,
             pipe["seconds"],
             mb(pipe["process"].rss),
-            pct(pipe["kept"], docs),
+            pct(pipe["kept"], sample),
             "",
         ),
         (
@@ -322,7 +331,7 @@ def report(
             every_rate,
             every["seconds"],
             mb(every["process"].rss),
-            pct(every["kept"], docs),
+            pct(every["kept"], sample),
             pct(every["en_kept"], every["en"]),
         ),
     ]
@@ -335,7 +344,7 @@ def report(
         f"{docs / in_models / every_rate:.1f}x"
     )
     cpu_rate = docs / dbt_run.cpu
-    cpu_pipe, cpu_every = docs / pipe["cpu"], docs / every["cpu"]
+    cpu_pipe, cpu_every = sample / pipe["cpu"], sample / every["cpu"]
     print(
         f"per CPU second (load-proof): lakemix {cpu_rate:,.0f} docs/s ({dbt_run.cpu:.1f} s), "
         f"datatrove {cpu_pipe:,.0f} / {cpu_every:,.0f} docs/s: {cpu_rate / cpu_pipe:.1f}x the "
@@ -348,7 +357,7 @@ def report(
     print(
         "  "
         + ", ".join(
-            f"{fam} {pct(f['dropped'].get(fam, 0), docs)} / {pct(every['dropped'][fam], docs)}"
+            f"{fam} {pct(f['dropped'].get(fam, 0), docs)} / {pct(every['dropped'][fam], sample)}"
             for fam in FAMILIES
         )
     )
@@ -385,7 +394,7 @@ def report(
         "cpu": cpu_rate / cpu_pipe,
         "cpu_every": cpu_rate / cpu_every,
         "lakemix_kept": f["kept"] / docs,
-        "datatrove_kept": pipe["kept"] / docs,
+        "datatrove_kept": pipe["kept"] / sample,
     }
 
 
@@ -417,6 +426,12 @@ def main() -> None:
     parser.add_argument("--docs", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--seed", type=int, default=0, help="corpus seed")
     parser.add_argument("--cpu", type=int, default=min(os.sched_getaffinity(0)))
+    parser.add_argument(
+        "--datatrove-docs",
+        type=int,
+        help="run datatrove on the first N documents of each corpus only (its rate per document"
+        " is steady; at 100k its two runs take about 45 CPU minutes): default all",
+    )
     args = parser.parse_args()
     os.sched_setaffinity(0, {args.cpu})  # children (dbt, lakemix, datatrove) inherit it
     python = ensure_venv()
@@ -434,7 +449,7 @@ def main() -> None:
     rows = []
     for docs, corpus in corpora.items():
         lm = lakemix_layer(corpus, docs)
-        dt = datatrove(python, corpus, docs, args.cpu)
+        dt = datatrove(python, corpus, min(docs, args.datatrove_docs or docs), args.cpu)
         rows.append(report(docs, corpus, lm, dt))
     summary(rows, args.cpu)
     load = os.getloadavg()
