@@ -19,17 +19,20 @@ Words are equal by 64-bit hashes of their code points and length (``hashing``).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import logging
 import math
+import os
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from lakemix.udf.quality.chars import code_points
 from lakemix.udf.quality.hashing import HB, HLEN, find_slot, hash_table, mix64
-from lakemix.udf.quality.jit import jit
+from lakemix.udf.quality.jit import cache_folder, jit, sources_digest
 
 _HAN_FIRST, _HAN_LAST = 0x4E00, 0x9FD5
 _MIN_FLOAT = -3.14e100
@@ -64,7 +67,43 @@ def _fill(codes: Any, offsets: Any, freqs: Any, keys: Any, stamps: Any, slot_fre
 
 @functools.cache
 def model() -> Model:
-    """jieba's dictionary (words and their prefixes) and HMM tables, as arrays."""
+    """jieba's dictionary (words and their prefixes) and HMM tables, as arrays.
+
+    Built from the installed jieba (1.3 s) and kept beside the numba kernels' cache, named by
+    jieba's version, its dictionary file and this package's sources, so a later process loads
+    it (0.05 s); an unreadable or unwritable cache only costs the build.
+    """
+    path = _cached_model_path()
+    if path is not None:
+        with contextlib.suppress(OSError, ValueError, KeyError), np.load(path) as arrays:
+            return Model(**{name: arrays[name] for name in Model._fields})._replace(
+                log_total=float(arrays["log_total"])
+            )
+    built = _build_model()
+    if path is not None:
+        with contextlib.suppress(OSError):
+            for old in path.parent.glob("jieba-model-*.npz"):
+                old.unlink()
+            partial = path.with_suffix(f".{os.getpid()}.tmp")
+            with partial.open("wb") as f:
+                np.savez(f, **built._asdict())
+            os.replace(partial, path)
+    return built
+
+
+def _cached_model_path() -> Path | None:
+    import jieba
+
+    folder = cache_folder()
+    if folder is None:
+        return None
+    with jieba.get_dict_file() as f:
+        stat = Path(f.name).stat()
+    name = f"{jieba.__version__}-{stat.st_size}-{stat.st_mtime_ns}-{sources_digest()[:16]}"
+    return folder / f"jieba-model-{name}.npz"
+
+
+def _build_model() -> Model:
     import jieba
     from jieba.finalseg import prob_emit, prob_start, prob_trans
 

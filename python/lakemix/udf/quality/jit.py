@@ -43,8 +43,7 @@ def refresh_cache() -> None:
     The digest of the package's ``.py`` files is kept in numba's cache folder; a missing or
     different digest flushes every kernel's cache index, so numba compiles them anew.
     """
-    sources = sorted(Path(__file__).parent.glob("*.py"))
-    digest = hashlib.sha256(b"".join(path.read_bytes() for path in sources)).hexdigest()
+    digest = sources_digest()
     folders = {Path(kernel._cache.cache_path) for kernel in _KERNELS if kernel._cache.cache_path}
     stale = [folder for folder in folders if _stamp(folder) != digest]
     if not stale:
@@ -54,6 +53,21 @@ def refresh_cache() -> None:
     for folder in stale:
         with contextlib.suppress(OSError):  # read-only: numba cannot cache there either
             (folder / _STAMP).write_text(digest)
+
+
+@functools.cache
+def sources_digest() -> str:
+    """SHA-256 of this package's ``.py`` files: what a cache of their results depends on."""
+    sources = sorted(Path(__file__).parent.glob("*.py"))
+    return hashlib.sha256(b"".join(path.read_bytes() for path in sources)).hexdigest()
+
+
+def cache_folder() -> Path | None:
+    """numba's cache folder for this package's kernels (None before any kernel exists)."""
+    for kernel in _KERNELS:
+        if kernel._cache.cache_path:
+            return Path(kernel._cache.cache_path)
+    return None
 
 
 def _stamp(folder: Path) -> str | None:

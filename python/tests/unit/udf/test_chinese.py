@@ -8,11 +8,12 @@ import logging
 import random
 from typing import Any
 
+import numpy as np
 import zstandard
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lakemix.udf.quality import split_words
+from lakemix.udf.quality import chinese, split_words
 from lakemix.udf.quality.chinese import word_spans
 from tests.conftest import CORPORA, WEB
 
@@ -78,3 +79,16 @@ def test_any_text(text: str) -> None:
     assert starts(text) == jieba_starts(text)
     spans = word_spans(text)
     assert "".join(text[s:e] for s, e in spans) == text  # every character in one word
+
+
+def test_the_cached_dictionary_is_the_one_jieba_builds() -> None:
+    """The arrays kept beside the kernels' cache load back equal to a fresh build."""
+    cached = chinese.model()
+    assert chinese._cached_model_path() is not None
+    assert chinese._cached_model_path().is_file()  # type: ignore[union-attr]
+    built = chinese._build_model()
+    assert np.array_equal(cached.stamps, built.stamps)
+    used = built.stamps == 1  # a slot without a key holds whatever memory held
+    assert np.array_equal(cached.keys[used], built.keys[used])
+    for name in chinese.Model._fields[2:]:
+        assert np.array_equal(getattr(cached, name), getattr(built, name)), name
