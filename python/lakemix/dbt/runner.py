@@ -12,6 +12,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from lakemix.dbt.parse_state import kept_per_vars, target_of
+
 
 def dbt_executable() -> Path:
     """The ``dbt`` installed in the running Python's environment."""
@@ -34,11 +36,15 @@ def run_dbt(
         env: The environment; default: this process's.
         capture: Keep dbt's output in ``stdout`` and ``stderr`` instead of printing it.
     """
-    return subprocess.run(
-        [str(dbt_executable()), *args],
-        cwd=cwd,
-        env=None if env is None else dict(env),
-        check=False,
-        capture_output=capture,
-        text=True,
-    )
+    environ = None if env is None else dict(env)
+    target = target_of(args, cwd or Path.cwd(), environ)
+    # A run with --vars (a mix build) must not make the next plain build parse everything again.
+    with kept_per_vars(args, target):
+        return subprocess.run(
+            [str(dbt_executable()), *args],
+            cwd=cwd,
+            env=environ,
+            check=False,
+            capture_output=capture,
+            text=True,
+        )
