@@ -1,7 +1,10 @@
 """bench/dynamic_mix: per-language validation loss of a static mix, a schedule and ODM.
 
 Usage: .venv/bin/python bench/dynamic_mix.py [--docs 10000] [--seeds 0 1 2] [--steps 120]
-       [--seq-len 64] [--batch-size 8] [--update-every 10]
+       [--seq-len 64] [--batch-size 8] [--update-every 10] [--evaluate-only]
+
+``--evaluate-only``: score the finished runs of ``--seeds`` without training (seeds trained by
+invocations side by side, ``--seeds 0``, ``--seeds 1``, ..., then scored together).
 
 Corpus: ``bench/corpus.py`` (``cached_corpus(--docs)``, real Leipzig sentences and web paragraphs),
 of which ten languages of very different sizes (``LANGUAGES``: English has some 30 times the
@@ -221,6 +224,14 @@ def train(
     return {kind: out for kind, (out, _, _) in runs.items()}
 
 
+def trained(bench: Bench, kind: str, seed: int) -> Path:
+    """The folder of a run that ``train`` finished (its checkpoint), for ``--evaluate-only``."""
+    out = bench.home / "runs" / f"{kind}-{seed}"
+    if not (out / "checkpoint.pt").is_file():
+        raise SystemExit(f"no finished run {out}: train it first (without --evaluate-only)")
+    return out
+
+
 def tiny_model_class() -> Any:
     spec = importlib.util.spec_from_file_location("train_tiny", ROOT / "examples" / "train_tiny.py")
     assert spec is not None and spec.loader is not None
@@ -286,6 +297,11 @@ def main() -> None:
     parser.add_argument("--seq-len", type=int, default=64)
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--update-every", type=int, default=10, help="ODM: steps between updates")
+    parser.add_argument(
+        "--evaluate-only",
+        action="store_true",
+        help="score the runs of these seeds already trained (by invocations that ran side by side)",
+    )
     args = parser.parse_args()
     run_tokens = args.steps * args.batch_size * args.seq_len
     bench, tokens, schedule_tag = build(args.docs, run_tokens)
@@ -307,7 +323,10 @@ def main() -> None:
     losses: dict[str, list[dict[str, float]]] = {k: [] for k in kinds}
     for seed in args.seeds:
         start = time.perf_counter()
-        runs = train(bench, kinds, seed, args)
+        if args.evaluate_only:
+            runs = {kind: trained(bench, kind, seed) for kind in kinds}
+        else:
+            runs = train(bench, kinds, seed, args)
         for kind, (mix, tag) in kinds.items():
             losses[kind].append(evaluate(runs[kind], mix, tag, args.seq_len))
         load = os.getloadavg()[0]

@@ -10,7 +10,8 @@ The stream is packed into sequences as ``planner.py`` packs an epoch (Megatron-s
 full, and a group that runs out starts its next epoch (counted) or, when capped, stops.
 
 Planning is vectorized over runs of steps with the same weights (up to ``ahead`` batches): the
-draws of a run are chosen in one numpy step. The state after a batch is the step, the draws
+draws of a run are chosen in one numpy step, and their store rows, in every group, are one gather
+(``lookahead.py``). The state after a batch is the step, the draws
 made, each group's items drawn and the offset into the document being read.
 """
 
@@ -25,6 +26,7 @@ from torchdata.nodes import BaseNode
 
 from lakemix.errors import LakemixError
 from lakemix.loader.groups import GroupStream
+from lakemix.loader.lookahead import Lookahead
 from lakemix.loader.order import _GOLDEN, _MASK, _mix64
 from lakemix.loader.planner import PLAN_BATCHES, PLAN_TOKENS, BatchPlan
 from lakemix.loader.schedule import Schedule
@@ -143,6 +145,8 @@ class DynamicPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is
         self._origin, self._start = origin, start
         self._warned = set() if warned is None else warned
         self._cadence = cadence
+        self._look = Lookahead(streams)
+        self._mean = max(1.0, float(lengths.mean()))  # a document's tokens: a first guess
         self._restart(None)
 
     def _restart(self, state: dict[str, Any] | None) -> None:
@@ -222,8 +226,13 @@ class DynamicPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is
         if group < 0:
             empty = np.zeros(0, dtype=np.int64)
             return [empty], [empty], [empty]
-        row, start = self._streams[group].lookup(self._items[group : group + 1] - 1)
-        return [row], [start + offset], [np.array([group], dtype=np.int64)]
+        groups = np.array([group], dtype=np.int64)
+        item = self._items[groups] - 1
+        low = np.zeros(len(self._streams), dtype=np.int64)
+        high = np.full(len(self._streams), -1, dtype=np.int64)
+        low[group] = high[group] = item[0]
+        row, start = self._look.lookup(groups, item, low, high)
+        return [row], [start + offset], [groups]
 
     def _allowed(
         self, weights: NDArray[np.float64], items: NDArray[np.int64]
@@ -231,7 +240,7 @@ class DynamicPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is
         """The weights with the groups at their cap at 0 (``cap``; otherwise the weights)."""
         if not self._cap:
             return weights
-        epochs = np.array([s.epoch_of(items[g : g + 1])[0] for g, s in enumerate(self._streams)])
+        epochs = self._look.epochs(np.arange(len(self._streams), dtype=np.int64), items)
         over = epochs >= self._max_epochs
         allowed = np.where(over, 0.0, weights)
         if allowed.sum() <= 0:
@@ -256,36 +265,29 @@ class DynamicPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is
         covered = int(
             sum(int((self._lengths[r] - s).sum()) for r, s in zip(rows, starts, strict=True))
         )
-        guess = int(need / max(1.0, float(self._lengths.mean())) * 1.25) + 8
+        guess = int(need / self._mean * 1.25) + 8
         while covered <= need:
             allowed = self._allowed(weights, items)
             chosen = choose(uniforms(self._seed, self._salt(), draws, guess), allowed)
             counts = np.bincount(chosen, minlength=len(self._streams))
             # each draw's item number in its group: the group's count so far, in draw order
-            order = np.argsort(chosen, kind="stable")
+            # (a stable sort of 16-bit numbers is a radix sort: linear)
+            small = chosen.astype(np.int16) if len(self._streams) < 1 << 15 else chosen
+            order = np.argsort(small, kind="stable")
             rank_in_group = np.arange(guess) - np.repeat(np.cumsum(counts) - counts, counts)
             numbers = np.empty(guess, dtype=np.int64)
             numbers[order] = items[chosen[order]] + rank_in_group
             keep = guess
             if self._cap:  # a capped group stops at its cap: draw again from there
-                epochs = np.empty(guess, dtype=np.int64)
-                for g in np.flatnonzero(counts).tolist():
-                    at = np.flatnonzero(chosen == g)
-                    epochs[at] = self._streams[g].epoch_of(numbers[at])
-                over = np.flatnonzero(epochs >= self._max_epochs)
+                over = np.flatnonzero(self._look.epochs(chosen, numbers) >= self._max_epochs)
                 keep = int(over[0]) if len(over) else guess
-            new_rows = np.empty(keep, dtype=np.int64)
-            new_starts = np.empty(keep, dtype=np.int64)
             if keep < guess:
                 chosen, numbers = chosen[:keep], numbers[:keep]
-                order = np.argsort(chosen, kind="stable")
                 counts = np.bincount(chosen, minlength=len(self._streams))
-            # each group's draws are one slice of `order`, in draw order
-            ends_of = np.cumsum(counts).tolist()
-            for g in np.flatnonzero(counts).tolist():
-                at = order[ends_of[g] - int(counts[g]) : ends_of[g]]
-                new_rows[at], new_starts[at] = self._streams[g].lookup(numbers[at])
-                self._warn(g, int(numbers[at[-1]]))
+            # a group's numbers run from its items so far up: one gather for every group
+            last = items + counts - 1
+            new_rows, new_starts = self._look.lookup(chosen, numbers, items, last)
+            self._warn(counts, last)
             sizes = self._lengths[new_rows] - new_starts
             ends = covered + np.cumsum(sizes)
             # draws past the one that covers `need` are not taken
@@ -298,17 +300,21 @@ class DynamicPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is
             covered = int(ends[used - 1]) if used else covered
             guess *= 2
 
-    def _warn(self, group: int, item: int) -> None:
-        """Warn, once, when a repeated group is read beyond ``max_epochs``."""
-        if self._cap or group in self._warned:
+    def _warn(self, counts: NDArray[np.int64], last: NDArray[np.int64]) -> None:
+        """Warn, once a group, when a repeated group is read beyond ``max_epochs`` (``last``:
+        each group's last item drawn, of the groups with ``counts``)."""
+        if self._cap:
             return
-        epoch = int(self._streams[group].epoch_of(np.array([item]))[0])
-        if epoch >= self._max_epochs:
+        epochs = self._look.epochs(np.arange(len(counts), dtype=np.int64), last)
+        for group in np.flatnonzero((counts > 0) & (epochs >= self._max_epochs)).tolist():
+            if group in self._warned:
+                continue
             self._warned.add(group)
             warnings.warn(
-                f"group {self._history.groups[group]!r} is read in its epoch {epoch + 1}, beyond "
-                f"the mix's max_epochs {self._max_epochs:g} (rank {self._rank})",
-                stacklevel=2,
+                f"group {self._history.groups[group]!r} is read in its epoch "
+                f"{int(epochs[group]) + 1}, beyond the mix's max_epochs {self._max_epochs:g} "
+                f"(rank {self._rank})",
+                stacklevel=3,
             )
 
     def _salt(self) -> int:
@@ -352,25 +358,34 @@ class DynamicPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is
         at = np.searchsorted(ends, positions, side="right")
         offsets = positions - begins_of_items[at]
         offsets[at == 0] += self._open[1] if opened else 0
-        # each group's items drawn up to and including item `at` (the open item is counted)
-        new = np.zeros((len(rows) - opened + 1, len(self._streams)), dtype=np.int64)
-        new[np.arange(1, len(rows) - opened + 1), groups[opened:]] = 1
-        drawn = np.cumsum(new, axis=0)[at - opened + 1] + self._items
-        first_draw = self._draws
-        self._planned = []
-        for k in range(steps):
-            state = self._state(
-                self._step + k + 1,
-                first_draw + int(at[k]) - opened + 1,
-                drawn[k].tolist(),
-                (int(groups[at[k]]), int(offsets[k])),
-            )
-            self._planned.append(BatchPlan(pieces[cuts[k] : cuts[k + 1]], size, state, False))
-        self._planned.reverse()  # popped from the end
+        # each group's items drawn up to and including item `at` (the open item is counted):
+        # the draws counted per batch they end before (a bincount), then summed over batches
+        groups_count = len(self._streams)
+        batch_of = np.searchsorted(at, np.arange(opened, len(rows), dtype=np.int64), side="left")
+        within = batch_of < steps
+        counted = np.bincount(
+            batch_of[within] * groups_count + groups[opened:][within],
+            minlength=steps * groups_count,
+        ).reshape(steps, groups_count)
+        drawn = np.cumsum(counted, axis=0) + self._items
+        first_draw, first_step, origin = self._draws, self._step, self._origin
+        draws = (first_draw + at - opened + 1).tolist()
+        items, open_groups, within_items = drawn.tolist(), groups[at].tolist(), offsets.tolist()
+        planned = []
+        for k in range(steps - 1, -1, -1):  # popped from the end
+            state = {
+                "step": first_step + k + 1,
+                "origin": list(origin),
+                "draws": draws[k],
+                "items": items[k],
+                "open": [open_groups[k], within_items[k]],
+            }
+            planned.append(BatchPlan(pieces[cuts[k] : cuts[k + 1]], size, state, False))
+        self._planned = planned
         self._step += steps
-        self._draws = first_draw + int(at[-1]) - opened + 1
+        self._draws = draws[-1]
         self._items = drawn[-1].copy()
-        self._open = (int(groups[at[-1]]), int(offsets[-1]))
+        self._open = (open_groups[-1], within_items[-1])
 
 
 def stream_first(data: list[Any] | None) -> tuple[int, Schedule] | None:
