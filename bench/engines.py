@@ -13,13 +13,17 @@ temporary lakehouse. Then, each a command a user types:
 3. with ``--master``, the same on the standalone cluster of ``scripts/spark-cluster.sh``
    (started first: a master and two workers of one core).
 
-For each: wall seconds, documents per second, and peak memory, the largest sum of the RSS of
-the command's whole process tree (dbt and DuckDB; or Python, the JVM and the pandas-UDF
-workers), sampled every 0.2 s; on the cluster, the executor JVMs (and their Python workers)
-count too, and "largest" is the largest one tree (the driver's, or one executor's). Every
-build's fingerprints (clean set, clusters, mix checksum) must agree with DuckDB's. Last, a
-sizing estimate for 1 TB and 10 TB of text from the measured Spark local[2] throughput per
-core. The machine has 2 shared cores: compare the ratios of one invocation.
+For each: wall seconds, CPU seconds, documents per CPU second, and peak memory, the largest sum
+of the RSS of the command's whole process tree (dbt and DuckDB; or Python, the JVM and the
+pandas-UDF workers), sampled every 0.2 s; on the cluster, the executor JVMs (and their Python
+workers) count too, and "largest" is the largest one tree (the driver's, or one executor's).
+CPU seconds are the user + system time of every process of those trees (each process's last
+sample, so a process that lives under 0.2 s may be missed; the standalone master and worker
+daemons are not counted). The costliest dbt nodes of each build (run_results.json) say which
+stage limits it. Every build's fingerprints (clean set, clusters, mix checksum) must agree with
+DuckDB's. Last, a sizing estimate for 1 TB and 10 TB of text from the measured CPU seconds per
+document of the cluster (else of local[2]). The machine has 2 shared cores: compare the CPU
+seconds and the ratios of one invocation, not the wall seconds.
 """
 
 from __future__ import annotations
@@ -42,15 +46,23 @@ from corpus import cached_corpus
 from mix import BIN, ROOT, Lakehouse
 
 MIX = "demo_unimax"
-SPARK_CORES = 2  # local[2]
-CLUSTER_CORES = 2  # scripts/spark-cluster.sh: two workers of one core
 
 
 @dataclass(frozen=True)
 class Run:
     seconds: float
+    cpu_seconds: float
     peak_bytes: int
     largest_bytes: int  # the largest tree: the driver's, or one executor's
+    nodes: dict[str, float]  # dbt's execution time of each node of the build
+
+
+def tree_cpu(process: psutil.Process, seen: dict[int, float]) -> None:
+    """Record the user + system seconds of every process of ``process``'s tree in ``seen``."""
+    for member in [process, *process.children(recursive=True)]:
+        with contextlib.suppress(psutil.Error):
+            times = member.cpu_times()
+            seen[member.pid] = max(seen.get(member.pid, 0.0), times.user + times.system)
 
 
 def tree_rss(process: psutil.Process) -> int:
@@ -71,9 +83,12 @@ def executors() -> list[psutil.Process]:
 
 
 def measured(house: Lakehouse, *commands: list[str], env: dict[str, str] | None = None) -> Run:
-    """Run ``commands`` in turn (stopping the bench on a failure); time and peak tree RSS
-    (with ``LAKEMIX_SPARK_MASTER`` in ``env``, the cluster's executors' trees added)."""
+    """Run ``commands`` in turn (stopping the bench on a failure); time, CPU and peak tree RSS
+    (with ``LAKEMIX_SPARK_MASTER`` in ``env``, the cluster's executors' trees added), and the
+    node times of the first command (the dbt build)."""
     peak = largest = 0
+    cpu: dict[int, float] = {}
+    nodes: dict[str, float] = {}
     cluster = bool(env and not env.get("LAKEMIX_SPARK_MASTER", "local").startswith("local"))
     start = time.perf_counter()
     with house.log.open("ab") as log:
@@ -92,6 +107,8 @@ def measured(house: Lakehouse, *commands: list[str], env: dict[str, str] | None 
                     try:
                         roots = [watched, *(executors() if cluster else [])]
                         sizes = [tree_rss(root) for root in roots]
+                        for root in roots:
+                            tree_cpu(root, cpu)
                         peak = max(peak, sum(sizes))
                         largest = max(largest, *sizes)
                     except psutil.Error:
@@ -104,7 +121,9 @@ def measured(house: Lakehouse, *commands: list[str], env: dict[str, str] | None 
             sampler.join()
             if code != 0:
                 raise house.fail(" ".join(cmd))
-    return Run(time.perf_counter() - start, peak, largest)
+            if not nodes:
+                nodes = house.nodes()
+    return Run(time.perf_counter() - start, sum(cpu.values()), peak, largest, nodes)
 
 
 def corpus_text_bytes() -> tuple[int, int]:
@@ -155,7 +174,7 @@ def main() -> None:
         )
         spark_print = fingerprint(current_snapshots(tables), mix=MIX)
         differences = spark_print.differences(duck_print)
-        runs = [("DuckDB", duck, 2), ("Spark local[2]", spark, SPARK_CORES)]
+        runs = [("DuckDB", duck), ("Spark local[2]", spark)]
         if args.master:
             cluster = measured(
                 house,
@@ -167,30 +186,44 @@ def main() -> None:
                 duck_print
             )
             differences += [f"{part} (cluster)" for part in cluster_differences]
-            runs.append(("Spark cluster", cluster, CLUSTER_CORES))
+            runs.append(("Spark cluster", cluster))
 
+        load = os.getloadavg()
+        print(f"load average at the end {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
         print(
-            f"{'engine':<16} {'seconds':>9} {'docs/s':>9} {'docs/s/core':>12} {'peak RSS':>10}"
+            f"{'engine':<16} {'wall s':>9} {'CPU s':>9} {'docs/CPU s':>11} {'peak RSS':>10}"
             f" {'largest':>10}"
         )
-        for name, run, cores in runs:
-            rate = documents / run.seconds
+        for name, run in runs:
             print(
-                f"{name:<16} {run.seconds:9.1f} {rate:9.1f} {rate / cores:12.1f} "
+                f"{name:<16} {run.seconds:9.1f} {run.cpu_seconds:9.1f} "
+                f"{documents / run.cpu_seconds:11.1f} "
                 f"{run.peak_bytes / 2**30:6.2f} GiB {run.largest_bytes / 2**30:6.2f} GiB"
             )
-        print(
-            f"Spark / DuckDB: {spark.seconds / duck.seconds:.2f}x the time, "
-            f"{spark.peak_bytes / duck.peak_bytes:.2f}x the peak memory"
-        )
+        for name, run in runs[1:]:
+            print(
+                f"{name} / DuckDB: {run.seconds / duck.seconds:.2f}x the wall time, "
+                f"{run.cpu_seconds / duck.cpu_seconds:.2f}x the CPU, "
+                f"{run.peak_bytes / duck.peak_bytes:.2f}x the peak memory"
+            )
+        for name, run in runs:
+            total = sum(run.nodes.values())
+            top = sorted(run.nodes.items(), key=lambda kv: -kv[1])[:5]
+            print(
+                f"{name}: costliest dbt nodes ({total:.0f} s of node time in all): "
+                + ", ".join(f"{k.split('.')[-1]} {v:.0f} s ({v / total:.0%})" for k, v in top)
+            )
         print(
             "fingerprints (clean set, clusters, mix checksum): "
             + ("identical" if not differences else f"DIFFER in {', '.join(differences)}")
         )
 
-        per_core = documents / spark.seconds / SPARK_CORES
+        name, basis = runs[-1]
+        per_core = documents / basis.cpu_seconds
         bytes_per_doc = text_bytes / documents
-        print(f"sizing from Spark's {per_core:.1f} docs/s per core, {bytes_per_doc:,.0f} B/doc:")
+        print(
+            f"sizing from {name}'s {per_core:.1f} docs per CPU second, {bytes_per_doc:,.0f} B/doc:"
+        )
         for terabytes in (1, 10):
             docs = terabytes * 1e12 / bytes_per_doc
             core_hours = docs / per_core / 3600

@@ -1,13 +1,17 @@
 """bench/s3: the same build on local disk and on S3 (SeaweedFS), side by side.
 
-Usage: .venv/bin/python bench/s3.py [--corpus DIR ...]   (after `bash scripts/services.sh`)
+Usage: .venv/bin/python bench/s3.py [--corpus DIR ... | --docs 100000]
+       (after `bash scripts/services.sh`)
 
 Each side gets a fresh lakehouse (SQLite catalog under a temporary LAKEMIX_HOME): the local
 side keeps its warehouse there, the S3 side in a fresh prefix of the SeaweedFS test bucket
 (`LAKEMIX_TEST_S3_*` from `.services.env`). Both run, one after the other: `lakemix ingest` of
-each corpus (default: every folder of ../shared/corpora/web), `dbt build`, `lakemix mix build
+each corpus (default: every folder of ../shared/corpora/web; with `--docs N` the N-document
+corpus of bench/corpus.py, seed 0, as bench/engines builds), `dbt build`, `lakemix mix build
 demo_unimax`, `lakemix release`, then one loader epoch over the release. Printed per stage:
-wall time on each side; then the bytes the warehouse holds, and for S3 the requests the server
+wall time and CPU seconds (user + system of the commands, `getrusage` of the children) on each
+side, and on the S3 side the CPU seconds of the SeaweedFS server (`weed`); then the bytes the
+warehouse holds, and for S3 the requests the server
 answered and the bytes it received and sent (SeaweedFS's Prometheus counters
 `SeaweedFS_s3_request_total` and `SeaweedFS_s3_bucket_traffic_*_bytes_total` of the test
 bucket, read before and after each stage from `LAKEMIX_TEST_S3_METRICS`). On the local side the
@@ -28,6 +32,8 @@ import time
 import urllib.request
 import uuid
 from pathlib import Path
+
+import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -77,10 +83,25 @@ def counters(url: str, bucket: str) -> dict[str, float]:
     return out
 
 
+def ingest_commands(corpora: list[Path], lakemix: str) -> list[tuple[str, list[str]]]:
+    """One ``lakemix ingest`` per corpus folder; a bench/corpus.py corpus as one source."""
+    steps = []
+    for corpus in corpora:
+        shards = sorted(corpus.glob("part-*.jsonl.zst"))
+        if (corpus / "ground_truth.parquet").is_file() and shards:
+            files = [str(s) for s in shards]
+            steps.append(
+                ("ingest", [lakemix, "ingest", *files, "--source", "bench", "--format", "jsonl"])
+            )
+        else:
+            steps.append(("ingest", [lakemix, "ingest", str(corpus), "--source", corpus.name]))
+    return steps
+
+
 def commands(corpora: list[Path]) -> list[tuple[str, list[str]]]:
     dbt = [str(BIN / "dbt"), "build", "--project-dir", str(ROOT), "--profiles-dir", str(ROOT)]
     lakemix = str(BIN / "lakemix")
-    steps = [("ingest", [lakemix, "ingest", str(c), "--source", c.name]) for c in corpora]
+    steps = ingest_commands(corpora, lakemix)
     return [
         *steps,
         ("dbt build", dbt),
@@ -90,24 +111,45 @@ def commands(corpora: list[Path]) -> list[tuple[str, list[str]]]:
     ]
 
 
+def children_cpu() -> float:
+    """User + system seconds of this process's finished children (and theirs)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def server_cpu() -> float:
+    """User + system seconds of the S3 server's processes (SeaweedFS's ``weed``) so far."""
+    total = 0.0
+    for process in psutil.process_iter(["name", "cpu_times"]):
+        if process.info["name"] == "weed" and process.info["cpu_times"] is not None:
+            total += process.info["cpu_times"].user + process.info["cpu_times"].system
+    return total
+
+
 def run_side(env: dict[str, str], corpora: list[Path], metrics: str | None, bucket: str) -> dict:
     times: dict[str, float] = dict.fromkeys(STAGES, 0.0)
+    cpu: dict[str, float] = dict.fromkeys(STAGES, 0.0)
+    server: dict[str, float] = dict.fromkeys(STAGES, 0.0)
     traffic: dict[str, dict[str, float]] = {}
     blocks_before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_oublock
     for stage, cmd in commands(corpora):
         before = counters(metrics, bucket) if metrics else {}
+        cpu_before, server_before = children_cpu(), server_cpu()
         start = time.perf_counter()
         done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
         if done.returncode != 0:
             sys.exit(f"bench/s3: {stage} failed\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
         times[stage] += time.perf_counter() - start
+        cpu[stage] += children_cpu() - cpu_before
+        if metrics:
+            server[stage] += server_cpu() - server_before
         if metrics:
             after = counters(metrics, bucket)
             spent = traffic.setdefault(stage, {})
             for key, value in after.items():
                 spent[key] = spent.get(key, 0) + value - before.get(key, 0)
     written = (resource.getrusage(resource.RUSAGE_CHILDREN).ru_oublock - blocks_before) * 512
-    return {"times": times, "traffic": traffic, "written": written}
+    return {"times": times, "cpu": cpu, "server": server, "traffic": traffic, "written": written}
 
 
 def warehouse_bytes(env: dict[str, str]) -> int:
@@ -126,8 +168,17 @@ def warehouse_bytes(env: dict[str, str]) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, action="append", help="corpus folder (repeat)")
+    parser.add_argument(
+        "--docs", type=int, help="the bench/corpus.py corpus of this many documents"
+    )
     args = parser.parse_args()
-    corpora = args.corpus or sorted(p for p in (CORPORA / "web").iterdir() if p.is_dir())
+    if args.docs:
+        from corpus import cached_corpus
+
+        corpora = [cached_corpus(args.docs, 0)]
+    else:
+        corpora = args.corpus or sorted(p for p in (CORPORA / "web").iterdir() if p.is_dir())
+    start_load = os.getloadavg()
     s3 = services()
     metrics = s3.get("LAKEMIX_TEST_S3_METRICS")
     bucket = s3["LAKEMIX_TEST_S3_BUCKET"]
@@ -153,25 +204,41 @@ def main() -> None:
                 }
             results[side] = run_side(env, corpora, metrics if side == "s3" else None, bucket)
             results[side]["stored"] = warehouse_bytes(env)
-    load = os.getloadavg()[0]
-    print(f"bench/s3: {len(corpora)} corpora, load average {load:.1f}")
+    load = os.getloadavg()
     print(
-        f"{'stage':<14} {'local s':>9} {'S3 s':>9} {'S3/local':>9} {'requests':>9} "
-        f"{'MB to S3':>9} {'MB from S3':>10}"
+        f"bench/s3: {', '.join(c.name for c in corpora)}; load average (1 min) "
+        f"{start_load[0]:.1f} at the start, {load[0]:.1f} at the end (2 shared cores)"
     )
-    for stage in STAGES:
-        local, remote = results["local"]["times"][stage], results["s3"]["times"][stage]
-        t = results["s3"]["traffic"].get(stage, {})
+    print(
+        f"{'stage':<14} {'local s':>8} {'S3 s':>8} {'local CPU':>9} {'S3 CPU':>8} "
+        f"{'CPU S3/l':>8} {'server CPU':>10} {'requests':>9} {'MB to S3':>9} {'MB from S3':>10}"
+    )
+    side_local, side_s3 = results["local"], results["s3"]
+    for stage in [*STAGES, "total"]:
+        if stage == "total":
+            values = [
+                sum(side[key].values())
+                for side in (side_local, side_s3)
+                for key in ("times", "cpu")
+            ]
+            t = {
+                key: sum(spent.get(key, 0) for spent in side_s3["traffic"].values())
+                for key in ("requests", "received", "sent")
+            }
+            server = sum(side_s3["server"].values())
+        else:
+            values = [
+                side[key][stage] for side in (side_local, side_s3) for key in ("times", "cpu")
+            ]
+            t = side_s3["traffic"].get(stage, {})
+            server = side_s3["server"][stage]
+        local, local_cpu, remote, remote_cpu = values
         print(
-            f"{stage:<14} {local:>9.1f} {remote:>9.1f} {remote / max(local, 1e-9):>9.2f} "
+            f"{stage:<14} {local:>8.1f} {remote:>8.1f} {local_cpu:>9.1f} {remote_cpu:>8.1f} "
+            f"{remote_cpu / max(local_cpu, 1e-9):>8.2f} {server:>10.1f} "
             f"{t.get('requests', 0):>9.0f} {t.get('received', 0) / 1e6:>9.2f} "
             f"{t.get('sent', 0) / 1e6:>10.2f}"
         )
-    total = {side: sum(results[side]["times"].values()) for side in results}
-    print(
-        f"{'total':<14} {total['local']:>9.1f} {total['s3']:>9.1f} "
-        f"{total['s3'] / total['local']:>9.2f}"
-    )
     kinds = {}
     for t in results["s3"]["traffic"].values():
         for key, value in t.items():

@@ -9,6 +9,7 @@
     own cluster of one, without a sort or a join of the whole corpus. -#}
 {#- Spark computes the components in round tables beside this model: dropped once it is built. -#}
 {{ config(post_hook="{{ lakemix.drop_connected_components() }}") }}
+{%- set kept_first = lakemix.struct_pack({'ingested_at': 'ingested_at', 'document_id': 'document_id'}) %}
 
 with
 
@@ -46,13 +47,7 @@ documents_clustered as (
         document_components.node as document_id,
         document_components.component,
         documents.ingested_at,
-        minhashed.content_hash,
-        count(*) over (partition by document_components.component) as cluster_size,
-        first_value(document_components.node) over (
-            partition by document_components.component
-            order by documents.ingested_at, document_components.node
-            rows between unbounded preceding and unbounded following
-        ) as kept_document_id
+        minhashed.content_hash
     from document_components
     inner join documents
         on document_components.node = documents.document_id
@@ -60,11 +55,17 @@ documents_clustered as (
         on document_components.node = minhashed.document_id
 ),
 
-{#- Distinct texts per cluster (a join, not count(distinct) over a window: Spark has none). -#}
-cluster_contents as (
+{#- One row per cluster: its size, its distinct texts and the document it keeps (the earliest
+    ingested, then the smallest document_id), as aggregates that combine partially, so that no
+    cluster ever meets in one task on Spark (a window partitioned by cluster would put a large
+    cluster's rows in one). -#}
+clusters as (
     select
         component,
-        count(distinct content_hash) as cluster_content_count
+        count(*) as cluster_size,
+        count(distinct content_hash) as cluster_content_count,
+        min_by(document_id, {{ kept_first }}) as kept_document_id,
+        min_by(content_hash, {{ kept_first }}) as kept_content_hash
     from documents_clustered
     group by component
 ),
@@ -72,25 +73,23 @@ cluster_contents as (
 linked_deduplicated as (
     select
         documents_clustered.document_id,
-        documents_clustered.kept_document_id as cluster_id,
-        documents_clustered.cluster_size,
+        clusters.kept_document_id as cluster_id,
+        clusters.cluster_size,
         case
-            when documents_clustered.cluster_size = 1 then 'unique'
-            when cluster_contents.cluster_content_count = 1 then 'exact'
+            when clusters.cluster_size = 1 then 'unique'
+            when clusters.cluster_content_count = 1 then 'exact'
             else 'near'
         end as cluster_kind,
-        documents_clustered.document_id = documents_clustered.kept_document_id as is_cluster_kept,
-        documents_clustered.kept_document_id,
+        documents_clustered.document_id = clusters.kept_document_id as is_cluster_kept,
+        clusters.kept_document_id,
         case
-            when documents_clustered.document_id = documents_clustered.kept_document_id then null
-            when documents_clustered.content_hash = keeper.content_hash then 'exact_duplicate'
+            when documents_clustered.document_id = clusters.kept_document_id then null
+            when documents_clustered.content_hash = clusters.kept_content_hash then 'exact_duplicate'
             else 'near_duplicate'
         end as duplicate_kind
     from documents_clustered
-    inner join documents_clustered as keeper
-        on documents_clustered.kept_document_id = keeper.document_id
-    inner join cluster_contents
-        on documents_clustered.component = cluster_contents.component
+    inner join clusters
+        on documents_clustered.component = clusters.component
 ),
 
 singletons as (
