@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from lakemix.errors import LakemixError
-from lakemix.loader.store import CLEAN
+from lakemix.tables import CLEAN_DOCUMENTS, mix_table
 from lakemix.versions import ReleaseError, get_release
 from lakemix.versions.gone import missing_data, rebuild_hint
 
@@ -33,7 +33,7 @@ def pinned_tables(manifest: dict[str, Any]) -> dict[str, int]:
     snapshots = manifest["snapshots"]
     return {
         name: int(snapshots[name]["snapshot_id"])
-        for name in (f"marts.mix_{manifest['mix']}", CLEAN)
+        for name in (mix_table(manifest["mix"]), CLEAN_DOCUMENTS)
         if name in snapshots
     }
 
@@ -50,7 +50,7 @@ def check_readable(manifest: dict[str, Any], settings: Settings) -> None:
     Raises:
         ReleaseGoneError: A pinned table, snapshot or data file is gone.
     """
-    tables = (f"marts.mix_{manifest['mix']}", CLEAN)
+    tables = (mix_table(manifest["mix"]), CLEAN_DOCUMENTS)
     what = missing_data(manifest, tables, settings)
     if what is not None:
         raise _gone(manifest, what)

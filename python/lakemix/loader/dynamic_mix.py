@@ -21,6 +21,7 @@ from lakemix.loader.weights import WeightHistory, weight_vector
 from lakemix.mix.schedule import Groups
 from lakemix.mix.spec import MixSpec, MixSpecError, parse
 from lakemix.settings import Settings
+from lakemix.tables import CLEAN_DOCUMENTS
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ def labels(
     from lakemix.duck import connect
     from lakemix.iceberg.views import scan_sql
 
-    clean = "marts.fct_clean_documents"
+    clean = CLEAN_DOCUMENTS
     table = catalog(settings).load_table(clean)
     columns = [f.name for f in table.schema().fields]
     if by not in columns:

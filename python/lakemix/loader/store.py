@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
+from lakemix import tables
 from lakemix.iceberg.missing import missing_files
 from lakemix.loader.order import document_key
 from lakemix.settings import Settings
@@ -43,7 +44,6 @@ SCHEMA = pa.schema(
         ("token_ids", pa.list_(pa.int32())),
     ]
 )
-CLEAN = "marts.fct_clean_documents"
 # Documents per batch read: bounds the text and ids held at once while building.
 BATCH_ROWS = 2048
 # The DuckDB extensions that iceberg_scan needs (avro reads Iceberg's manifests).
@@ -166,9 +166,9 @@ def _batches(
     from lakemix.catalog import catalog
     from lakemix.iceberg.views import scan_sql
 
-    mix_table = f"marts.mix_{manifest['mix']}"
+    mix_table = tables.mix_table(manifest["mix"])
     snapshots = manifest["snapshots"]
-    for name in (mix_table, CLEAN):
+    for name in (mix_table, tables.CLEAN_DOCUMENTS):
         if name not in snapshots:
             raise ValueError(f"release {manifest['tag']} pins no snapshot of {name}")
     raw = preload.connection() if preload is not None else _connect(settings)
@@ -177,10 +177,10 @@ def _batches(
         cat = catalog(settings)
         scans = {
             name: scan_sql(cat.load_table(name), int(snapshots[name]["snapshot_id"]))
-            for name in (mix_table, CLEAN)
+            for name in (mix_table, tables.CLEAN_DOCUMENTS)
         }
         mix = con.sql(f"select * from {scans[mix_table]}")
-        clean = con.sql(f"select * from {scans[CLEAN]}")
+        clean = con.sql(f"select * from {scans[tables.CLEAN_DOCUMENTS]}")
         rows = mix.filter((mix.split == split) & (mix.repeat_count > 0)).select(
             "document_id", "language", "repeat_count"
         )

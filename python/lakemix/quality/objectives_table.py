@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from lakemix import tables
 from lakemix.objectives.config import parse_objectives
 from lakemix.objectives.evaluate import accuracy, evaluate
 from lakemix.objectives.per_build import BUILD_METRICS, built_mixes
@@ -56,14 +57,14 @@ def _build_trend(
     """Per (objective, name): its value in each build that measured it (meta.build_stats),
     oldest first; ``measured`` is None where a build could not measure it."""
     present = conn.execute(
-        "select count(*) from information_schema.tables "
-        "where table_schema = 'meta' and table_name = 'build_stats'"
+        "select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
+        list(tables.split(tables.BUILD_STATS)),
     ).fetchone()
     if not present or not present[0]:
         return {}
     objective_of = {metric: objective for objective, metric in BUILD_METRICS.items()}
     rows = conn.execute(
-        "select metric, dimension, recorded_at, value from meta.build_stats "
+        f"select metric, dimension, recorded_at, value from {tables.BUILD_STATS} "
         "where list_contains(?, metric) order by recorded_at, metric, dimension",
         [list(objective_of)],
     ).fetchall()

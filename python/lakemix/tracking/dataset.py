@@ -18,6 +18,7 @@ from mlflow.entities import DatasetInput, InputTag
 from mlflow.utils.mlflow_tags import MLFLOW_DATASET_CONTEXT
 
 from lakemix.settings import Settings
+from lakemix.tables import mix_table
 
 SOURCE_TYPE = "lakemix_release"
 SOURCE_FIELDS = ("tag", "mix", "checksum", "released_at", "config_hash", "git_commit", "lakehouse")
@@ -183,7 +184,7 @@ def mix_columns(manifest: dict[str, Any], settings: Settings) -> list[tuple[str,
     """``(name, type, required)`` of the mix table at the release's snapshot."""
     from lakemix.catalog import catalog as open_catalog
 
-    name = f"marts.mix_{manifest['mix']}"
+    name = mix_table(manifest["mix"])
     table = open_catalog(settings).load_table(name)
     snapshot = table.snapshot_by_id(int(manifest["snapshots"][name]["snapshot_id"]))
     schema_id = None if snapshot is None else snapshot.schema_id

@@ -39,6 +39,7 @@ def release_command(mix: str, tag: str, reason: str | None, wait: float) -> None
     """Tag every table MIX depends on and record its manifest (needs a passing dbt build and
     the quality objectives of severity error met)."""
     from lakemix.settings import Settings
+    from lakemix.tables import RELEASES
     from lakemix.versions.release import release, releases_directory
 
     with writer(f"lakemix release {mix}", wait=wait):
@@ -47,7 +48,7 @@ def release_command(mix: str, tag: str, reason: str | None, wait: float) -> None
         f"released {mix} as {tag}: {len(manifest['snapshots'])} tables tagged, "
         f"checksum {manifest['checksum']}"
     )
-    click.echo(f"manifest: meta.releases and {releases_directory(Settings.from_env()) / tag}.json")
+    click.echo(f"manifest: {RELEASES} and {releases_directory(Settings.from_env()) / tag}.json")
     objectives = manifest.get("objectives") or {}
     if objectives.get("accepted_unvalidated"):
         reason = objectives["accepted_unvalidated"]

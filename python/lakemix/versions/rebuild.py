@@ -20,8 +20,8 @@ from lakemix.dbt.runner import dbt_executable, run_dbt
 from lakemix.git import git_state
 from lakemix.iceberg import ensure_namespace
 from lakemix.iceberg.views import PIN_VARIABLE, scan_sql
-from lakemix.mix.lakehouse import CLEAN
 from lakemix.settings import Settings, project_root
+from lakemix.tables import CLEAN_DOCUMENTS, RAW, mix_table
 from lakemix.versions.checksum import mix_checksum
 from lakemix.versions.release import ReleaseError, get_release
 
@@ -91,8 +91,8 @@ def _register_raw(manifest: dict[str, Any], live: Settings, scratch: Settings) -
     source, catalog = open_catalog(live), open_catalog(scratch)
     pins = {}
     for name, entry in manifest["snapshots"].items():
-        if name.startswith("raw."):
-            ensure_namespace(catalog, "raw")
+        if name.startswith(f"{RAW}."):
+            ensure_namespace(catalog, RAW)
             catalog.register_table(name, source.load_table(name).metadata_location)
             pins[name] = int(entry["snapshot_id"])
     if not pins:
@@ -158,7 +158,9 @@ def rebuild(
     catalog = open_catalog(scratch)
     conn = duck.connect(settings=scratch)
     checksum = mix_checksum(
-        conn, scan_sql(catalog.load_table(f"marts.mix_{mix}")), scan_sql(catalog.load_table(CLEAN))
+        conn,
+        scan_sql(catalog.load_table(mix_table(mix))),
+        scan_sql(catalog.load_table(CLEAN_DOCUMENTS)),
     )
     conn.close()
     result = RebuildResult(tag, manifest["checksum"], checksum, directory, tuple(warnings))

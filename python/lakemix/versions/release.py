@@ -17,10 +17,10 @@ from lakemix.errors import LakemixError
 from lakemix.git import git_state
 from lakemix.iceberg import commit_with_retry, ensure_table
 from lakemix.iceberg.views import scan_sql
-from lakemix.mix.lakehouse import CLEAN
 from lakemix.mix.spec import NAME
 from lakemix.objectives.config import parse_objectives
 from lakemix.settings import Settings, project_root
+from lakemix.tables import CLEAN_DOCUMENTS, RELEASES, mix_table
 from lakemix.versions import builds, gate
 from lakemix.versions.checksum import mix_checksum
 from lakemix.versions.refs import TAG
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
     from pyiceberg.table import Table
 
-RELEASES = "meta.releases"
 PACKAGES = (
     "lakemix",
     "dbt-core",
@@ -102,8 +101,8 @@ def _check_buildable(catalog: Catalog, settings: Settings, mix: str, tag: str) -
                 f"{manifest['released_at']}); pick another tag"
             )
     try:
-        mix_table = catalog.load_table(f"marts.mix_{mix}")
-        clean = catalog.load_table(CLEAN)
+        mix_snapshot = catalog.load_table(mix_table(mix)).current_snapshot()
+        clean_snapshot = catalog.load_table(CLEAN_DOCUMENTS).current_snapshot()
     except NoSuchTableError:
         raise ReleaseError(f"mix {mix!r} was never built: run `lakemix mix build {mix}`") from None
     build = builds.last_build(settings)
@@ -113,11 +112,10 @@ def _check_buildable(catalog: Catalog, settings: Settings, mix: str, tag: str) -
             f"the last dbt build ({build['invocation_id']}) did not pass ({failed}); fix it and "
             "build again: a mix that fails its tests is not released"
         )
-    mix_snapshot, clean_snapshot = mix_table.current_snapshot(), clean.current_snapshot()
     assert mix_snapshot is not None and clean_snapshot is not None
     if mix_snapshot.timestamp_ms < clean_snapshot.timestamp_ms:
         raise ReleaseError(
-            f"marts.mix_{mix} is older than {CLEAN}: run `lakemix mix build {mix}` first"
+            f"{mix_table(mix)} is older than {CLEAN_DOCUMENTS}: run `lakemix mix build {mix}` first"
         )
     return build
 
@@ -192,14 +190,14 @@ def release(
         if table.current_snapshot() is not None:
             tables[name] = table
     conn = duck.connect(settings=settings)
-    mix_scan = scan_sql(tables[f"marts.mix_{mix}"])
+    mix_scan = scan_sql(tables[mix_table(mix)])
     commit, dirty = git_state(root)
     files = builds.config_files(root, mix)
     manifest: dict[str, Any] = {
         "tag": tag,
         "mix": mix,
         "released_at": datetime.now(UTC).isoformat(),
-        "checksum": mix_checksum(conn, mix_scan, scan_sql(tables[CLEAN])),
+        "checksum": mix_checksum(conn, mix_scan, scan_sql(tables[CLEAN_DOCUMENTS])),
         "snapshots": {
             name: {
                 "snapshot_id": t.metadata.current_snapshot_id,
