@@ -21,6 +21,7 @@ from lakemix.tables import CLEAN_DOCUMENTS, RAW_DOCUMENTS, mix_table
 
 if TYPE_CHECKING:
     from lakemix.settings import Settings
+    from lakemix.versions.manifest import Manifest
 
 BATCH_ROWS = 2048
 ROW_GROUP = 1024  # rows of a Parquet row group
@@ -48,7 +49,7 @@ class TextFormat:
     """Rows of text with their keys, from the release's pinned snapshots through DuckDB."""
 
     def __init__(
-        self, name: str, manifest: dict[str, Any], split: str, settings: Settings, out: Path
+        self, name: str, manifest: Manifest, split: str, settings: Settings, out: Path
     ) -> None:
         self.name, self.manifest, self.split = name, manifest, split
         self.settings, self.out = settings, out
@@ -63,7 +64,7 @@ class TextFormat:
         cat = catalog(self.settings)
         pinned = pinned_tables(self.manifest).items()
         scans = {name: scan_sql(cat.load_table(name), sid) for name, sid in pinned}
-        mix = scans[mix_table(self.manifest["mix"])]
+        mix = scans[mix_table(self.manifest.mix)]
         params: list[Any] = [self.split]
         after = ""
         if resume_at is not None:

@@ -114,15 +114,14 @@ def _lineage(
     }
     found["releases"] = []
     for manifest in list_releases(settings):
-        mix = catalog.load_table(tables.mix_table(manifest["mix"]))
+        mix = catalog.load_table(tables.mix_table(manifest.mix))
         member = _one(
             conn,
-            f"select repeat_count, split from {scan_at(mix, manifest['tag'])} "
-            "where document_id = ?",
+            f"select repeat_count, split from {scan_at(mix, manifest.tag)} where document_id = ?",
             document_id,
         )
         if member:
-            found["releases"].append({"tag": manifest["tag"], "mix": manifest["mix"], **member})
+            found["releases"].append({"tag": manifest.tag, "mix": manifest.mix, **member})
     return found
 
 

@@ -23,7 +23,7 @@ def _declared(tag: str | None, settings: Settings) -> tuple[dict[str, Any], list
     mix built."""
     if tag is not None:
         manifest = get_release(tag, settings)
-        return manifest["vars"], [manifest["mix"]]
+        return dict(manifest.vars), [manifest.mix]
     root = project_root()
     if root is None:
         return {}, []
@@ -41,12 +41,12 @@ def _trend(tag: str | None, settings: Settings) -> dict[tuple[str, str], list[di
     """Per (objective, name): measured value in each release (up to ``tag``), oldest first."""
     trend: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for manifest in list_releases(settings):
-        for result in (manifest.get("objectives") or {}).get("results", []):
+        for result in manifest.objectives.get("results", []):
             key = (result["objective"], result["name"])
             trend.setdefault(key, []).append(
-                {"tag": manifest["tag"], "measured": result["measured"], "passed": result["passed"]}
+                {"tag": manifest.tag, "measured": result["measured"], "passed": result["passed"]}
             )
-        if manifest["tag"] == tag:
+        if manifest.tag == tag:
             break
     return trend
 
@@ -87,7 +87,8 @@ def objective_rows(
     trend = _trend(tag, settings)
     builds_trend = _build_trend(conn)
     if tag is not None:
-        recorded = get_release(tag, settings).get("objectives") or {}
+        recorded = get_release(tag, settings).objectives
+
         results = list(recorded.get("results", []))
         reason = recorded.get("accepted_unvalidated")
     else:

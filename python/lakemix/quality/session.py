@@ -42,7 +42,7 @@ def open_session(tag: str | None, *, settings: Settings) -> duckdb.DuckDBPyConne
     manifest = get_release(tag, settings) if tag is not None else None
     seed: pa.Table | None = None
     if manifest is not None:
-        text = manifest["config_files"][THRESHOLDS_SEED]
+        text = manifest.config_files[THRESHOLDS_SEED]
         seed = pyarrow.csv.read_csv(io.BytesIO(text.encode()))
     else:
         try:
@@ -59,7 +59,7 @@ def open_session(tag: str | None, *, settings: Settings) -> duckdb.DuckDBPyConne
             raise NoBuildError(f"no dbt build yet ({settings.duckdb_path} does not exist)")
     # Tables the release did not tag (those its mix does not read, such as
     # fct_document_rejections) are shown at the snapshot current when it was released.
-    released_at = manifest["released_at"] if manifest is not None else None
+    released_at = manifest.released_at if manifest is not None else None
     conn = connect_at(tag, settings=settings, otherwise=released_at)
     conn.execute(f"create schema if not exists {tables.SEEDS}")
     if seed is None:

@@ -52,8 +52,8 @@ def diff(old_tag: str, new_tag: str, *, settings: Settings | None = None) -> lis
     releases = [get_release(tag, settings) for tag in (old_tag, new_tag)]
     scans = []
     for manifest in releases:
-        tag = manifest["tag"]
-        named = {"mix": tables.mix_table(manifest["mix"]), **EXPLAINERS}
+        tag = manifest.tag
+        named = {"mix": tables.mix_table(manifest.mix), **EXPLAINERS}
         scans.append({key: scan_at(catalog.load_table(name), tag) for key, name in named.items()})
     old, new = scans
     conn = duck.connect(settings=settings)

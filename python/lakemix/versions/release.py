@@ -23,6 +23,7 @@ from lakemix.settings import Settings, project_root
 from lakemix.tables import CLEAN_DOCUMENTS, RELEASES, mix_table
 from lakemix.versions import builds, gate
 from lakemix.versions.checksum import mix_checksum
+from lakemix.versions.manifest import Manifest, parse_manifest
 from lakemix.versions.refs import TAG
 
 if TYPE_CHECKING:
@@ -60,8 +61,12 @@ def releases_directory(settings: Settings) -> Path:
     return settings.home / "releases"
 
 
-def list_releases(settings: Settings | None = None) -> list[dict[str, Any]]:
-    """Every release manifest, oldest first."""
+def list_releases(settings: Settings | None = None) -> list[Manifest]:
+    """Every release manifest, oldest first.
+
+    Raises:
+        ManifestError: A recorded manifest is malformed (the message names the key).
+    """
     from pyiceberg.exceptions import NoSuchTableError
 
     settings = settings or Settings.from_env()
@@ -70,10 +75,12 @@ def list_releases(settings: Settings | None = None) -> list[dict[str, Any]]:
     except NoSuchTableError:
         return []
     rows = table.scan(selected_fields=("manifest",)).to_arrow().column("manifest").to_pylist()
-    return sorted((orjson.loads(r) for r in rows), key=lambda m: m["released_at"])
+    source = f"{RELEASES} in {settings.home}"
+    manifests = [parse_manifest(orjson.loads(r), source) for r in rows]
+    return sorted(manifests, key=lambda m: m.released_at)
 
 
-def get_release(tag: str, settings: Settings | None = None) -> dict[str, Any]:
+def get_release(tag: str, settings: Settings | None = None) -> Manifest:
     """The manifest of release ``tag``.
 
     Raises:
@@ -81,9 +88,9 @@ def get_release(tag: str, settings: Settings | None = None) -> dict[str, Any]:
     """
     known = list_releases(settings)
     for manifest in known:
-        if manifest["tag"] == tag:
+        if manifest.tag == tag:
             return manifest
-    names = ", ".join(m["tag"] for m in known) or "none yet"
+    names = ", ".join(m.tag for m in known) or "none yet"
     raise ReleaseError(f"no release tagged {tag!r} (releases: {names})")
 
 
@@ -95,10 +102,10 @@ def _check_buildable(catalog: Catalog, settings: Settings, mix: str, tag: str) -
     if not NAME.fullmatch(mix):
         raise ReleaseError(f"invalid mix name {mix!r}: mix names are [a-z][a-z0-9_]*")
     for manifest in list_releases(settings):
-        if manifest["tag"] == tag:
+        if manifest.tag == tag:
             raise ReleaseError(
-                f"release {tag!r} exists already (mix {manifest['mix']}, released "
-                f"{manifest['released_at']}); pick another tag"
+                f"release {tag!r} exists already (mix {manifest.mix}, released "
+                f"{manifest.released_at}); pick another tag"
             )
     try:
         mix_snapshot = catalog.load_table(mix_table(mix)).current_snapshot()
@@ -151,7 +158,7 @@ def release(
     *,
     settings: Settings | None = None,
     accept_unvalidated: str | None = None,
-) -> dict[str, Any]:
+) -> Manifest:
     """Tag the current snapshot of every table mix ``mix`` depends on, and record a manifest.
 
     The project's quality objectives (var ``lakemix_quality_objectives``) are measured first and
@@ -193,7 +200,7 @@ def release(
     mix_scan = scan_sql(tables[mix_table(mix)])
     commit, dirty = git_state(root)
     files = builds.config_files(root, mix)
-    manifest: dict[str, Any] = {
+    document: dict[str, Any] = {
         "tag": tag,
         "mix": mix,
         "released_at": datetime.now(UTC).isoformat(),
@@ -218,34 +225,34 @@ def release(
         "objectives": objectives,
     }
     conn.close()
+    manifest = parse_manifest(orjson.loads(orjson.dumps(document)), f"release {tag}")
     _commit(catalog, settings, manifest, tables)
     return manifest
 
 
 def _commit(
-    catalog: Catalog, settings: Settings, manifest: dict[str, Any], tables: dict[str, Table]
+    catalog: Catalog, settings: Settings, manifest: Manifest, tables: dict[str, Table]
 ) -> None:
     """Tags, then the JSON file, then the ``meta.releases`` row (the commit point); else undo."""
-    tag = manifest["tag"]
+    tag = manifest.tag
+    document = manifest.to_json()
     tagged = []
     directory = releases_directory(settings)
     path = directory / f"{tag}.json"
     try:
         for name, table in tables.items():
-            table.manage_snapshots().create_tag(
-                manifest["snapshots"][name]["snapshot_id"], tag
-            ).commit()
+            table.manage_snapshots().create_tag(manifest.snapshots[name].snapshot_id, tag).commit()
             tagged.append(name)
         directory.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(".json.partial")
-        partial.write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
+        partial.write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2))
         os.replace(partial, path)
         row = {
             "tag": tag,
-            "mix_name": manifest["mix"],
-            "released_at": datetime.fromisoformat(manifest["released_at"]),
-            "checksum": manifest["checksum"],
-            "manifest": orjson.dumps(manifest).decode(),
+            "mix_name": manifest.mix,
+            "released_at": datetime.fromisoformat(manifest.released_at),
+            "checksum": manifest.checksum,
+            "manifest": orjson.dumps(document).decode(),
         }
         ensure_table(catalog, RELEASES, SCHEMA)
         rows = pa.Table.from_pylist([row], schema=SCHEMA)
