@@ -72,7 +72,6 @@ def open_release(tag: str, split: str, settings: Settings) -> Manifest:
         raise ExportError(f"{exc}; `lakemix versions` lists them") from None
     if split_documents(manifest, split) == 0:
         splits = sorted({s.split for s in manifest.stats})
-
         raise ExportError(
             f"release {tag} has no {split} documents (its splits: {', '.join(splits) or 'none'})"
         )

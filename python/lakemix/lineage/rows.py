@@ -103,7 +103,6 @@ def _lineage(
     found["outcome"] = "clean" if clean else ({"rejected": rejected} if rejected else "not built")
     names = (tables.mix_of(name) for _, name in catalog.list_tables(tables.MARTS))
     mixes = sorted(name for name in names if name is not None)
-
     found["mixes"] = {
         mix: _one(
             conn,

@@ -54,7 +54,6 @@ def released_spec(manifest: Manifest) -> MixSpec | None:
 
     path = f"mixes/{manifest.mix}.yml"
     text = manifest.config_files.get(path)
-
     if text is None:
         return None
     return parse(yaml.safe_load(text), f"{path} of release {manifest.tag}")

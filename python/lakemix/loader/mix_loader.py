@@ -193,7 +193,6 @@ class MixLoader:
         counts: dict[str, int] = {}
         for row in self.manifest.stats:
             counts[row.split] = counts.get(row.split, 0) + row.samples
-
         return ", ".join(f"{k} {v} samples" for k, v in sorted(counts.items())) or "none"
 
     def _check_groups(self) -> None:

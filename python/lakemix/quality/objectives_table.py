@@ -88,7 +88,6 @@ def objective_rows(
     builds_trend = _build_trend(conn)
     if tag is not None:
         recorded = get_release(tag, settings).objectives
-
         results = list(recorded.get("results", []))
         reason = recorded.get("accepted_unvalidated")
     else:

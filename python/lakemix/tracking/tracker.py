@@ -84,7 +84,6 @@ class RunTracker:
     ) -> None:
         self.uri = uri
         self.manifest = manifest
-
         self.split = split
         self.params = {k: str(v) for k, v in (params or {}).items()}
         self.settings = settings
@@ -170,7 +169,6 @@ class RunTracker:
             )
             client.log_inputs(self.run_id, datasets=[dataset.to_input()])
             client.log_dict(self.run_id, self.manifest.to_json(), f"{ARTIFACTS}/release.json")
-
         self._client = client
 
     def log_metrics(self, metrics: Mapping[str, float], *, step: int) -> None:

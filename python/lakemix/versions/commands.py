@@ -109,7 +109,6 @@ def show_command(tag: str) -> None:
         rows = [(*key, r["target"], _measured(r)) for key, r in objectives.items()]
         table(rows, ("objective", "name", "target", "measured"), sys.stdout)
         reason = m.objectives.get("accepted_unvalidated")
-
         if reason:
             click.echo(f"released with --accept-unvalidated: {reason}")
 

@@ -100,7 +100,6 @@ def gc(*, grace_seconds: float = 3600, settings: Settings | None = None) -> GcRe
                 table = catalog.load_table(ident)
             _sweep(table.location(), _referenced(table), cutoff, settings, result)
     released = {m.tag for m in list_releases(settings)}
-
     releases = releases_directory(settings)
     if releases.is_dir():  # JSON copies of releases killed before their manifest row committed
         for path in releases.iterdir():

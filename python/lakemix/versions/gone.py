@@ -51,7 +51,6 @@ def missing_data(
         if name not in snapshots:
             return f"its manifest pins no snapshot of {name}"
         snapshot_id = snapshots[name].snapshot_id
-
         try:
             table = catalog.load_table(name)
         except NoSuchTableError:

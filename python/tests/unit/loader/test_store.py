@@ -61,7 +61,6 @@ def test_the_hint_is_the_json_copy_s_tokenizer(tmp_path: Path) -> None:
         "snapshots": {},
         "vars": {"lakemix_tokenizer": "o200k"},
     }
-
     (tmp_path / "releases" / "v1.json").write_bytes(orjson.dumps(manifest))
     assert preload_hint("v1", settings) == "o200k"
     (tmp_path / "releases" / "v2.json").write_bytes(b"{not json")

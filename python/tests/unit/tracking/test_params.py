@@ -26,7 +26,6 @@ MANIFEST = {
 
 def test_params_name_the_mix_filter_and_release_settings() -> None:
     params = release_params(parse_manifest(MANIFEST, "test"))
-
     assert params == {
         "release.tag": "v1",
         "release.mix": "demo",

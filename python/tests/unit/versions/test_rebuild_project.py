@@ -23,7 +23,6 @@ def test_a_seed_added_after_the_release_is_emptied(tmp_path: Path) -> None:
         },
         "test",
     )
-
     project = _scratch_project(ROOT, tmp_path, manifest)
     assert (project / "seeds" / "quality_thresholds.csv").read_text() == thresholds
     calibrated = (project / "seeds" / "calibrated_thresholds.csv").read_text()
