@@ -1,6 +1,7 @@
 """bench/clean: lakemix's cleaning layer (dbt on DuckDB) against datatrove's filters, one core.
 
 Usage: .venv/bin/python bench/clean.py [--docs 10000 100000] [--seed 0] [--cpu N]
+       [--datatrove-docs N]
 
 The documents are ``bench/corpus.py`` corpora (built in ``bench/out/corpus-<docs>`` unless one
 with the same parameters is there). Everything runs pinned to one CPU (``--cpu``, default the
@@ -118,12 +119,13 @@ def every_filter(limit=-1):
 
 run = pipeline if mode == "pipeline" else every_filter
 run(50)
-start = time.perf_counter()
+start, cpu_start = time.perf_counter(), time.process_time()
 result = run()
-seconds = time.perf_counter() - start
+seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
 if mode == "pipeline":
     result = {"kept": result}
 result["seconds"] = seconds
+result["cpu"] = cpu
 print(json.dumps(result))
 """
 )
@@ -131,9 +133,11 @@ print(json.dumps(result))
 
 @dataclass
 class Run:
-    """Wall seconds and peak RSS (bytes) of one child process, and what it printed."""
+    """Wall and CPU seconds (its waited-for children's included), peak RSS (bytes) of one child
+    process, and what it printed."""
 
     seconds: float
+    cpu: float
     rss: int
     stdout: str
 
@@ -152,7 +156,7 @@ def run(cmd: list[str], env: dict[str, str], log: Path) -> Run:
         tail = log.read_text(errors="replace")[-3000:]
         shown = " ".join(c if len(c) < 200 else "<code>" for c in cmd)
         raise SystemExit(f"{shown} failed ({proc.returncode}):\n{stdout[-3000:]}{tail}")
-    return Run(seconds, usage.ru_maxrss * 1024, stdout)
+    return Run(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, stdout)
 
 
 class Lakehouse:
@@ -230,8 +234,9 @@ def lakemix_layer(corpus: Path, docs: int, *, split: bool = True) -> dict[str, A
     return result
 
 
-def dump_documents(corpus: Path, folder: Path) -> int:
-    """``{"id", "text"}`` of every document of ``corpus`` to ``folder/docs.jsonl``."""
+def dump_documents(corpus: Path, folder: Path, limit: int) -> int:
+    """``{"id", "text"}`` of the first ``limit`` documents of ``corpus`` to
+    ``folder/docs.jsonl``."""
     folder.mkdir(parents=True, exist_ok=True)
     n = 0
     with (folder / "docs.jsonl").open("wb") as f:
@@ -239,6 +244,8 @@ def dump_documents(corpus: Path, folder: Path) -> int:
             with path.open("rb") as raw:
                 reader = io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw))
                 for line in reader:
+                    if n == limit:
+                        return n
                     record = orjson.loads(line)
                     f.write(orjson.dumps({"id": record["id"], "text": record["text"]}) + b"\n")
                     n += 1
@@ -246,10 +253,11 @@ def dump_documents(corpus: Path, folder: Path) -> int:
 
 
 def datatrove(python: Path, corpus: Path, docs: int, cpu: int) -> dict[str, dict[str, Any]]:
-    """datatrove's pipeline and every-filter runs on ``corpus`` (see the module docstring)."""
+    """datatrove's pipeline and every-filter runs on the first ``docs`` documents of ``corpus``
+    (see the module docstring); ``docs`` in the result says how many."""
     with tempfile.TemporaryDirectory(prefix="lakemix-bench-clean-dt-") as tmp:
         folder = Path(tmp) / "docs"
-        if dump_documents(corpus, folder) != docs:
+        if dump_documents(corpus, folder, docs) != docs:
             raise SystemExit(f"{corpus} does not hold {docs} documents")
         limits = Path(tmp) / "thresholds.json"
         limits.write_text(json.dumps(thresholds()))
@@ -258,6 +266,7 @@ def datatrove(python: Path, corpus: Path, docs: int, cpu: int) -> dict[str, dict
             cmd = [str(python), "-c", WORKER, str(folder), str(limits), str(model_path())]
             r = run([*cmd, mode, str(cpu)], dict(os.environ), Path(tmp) / "worker.log")
             out[mode] = {**json.loads(r.stdout.strip().splitlines()[-1]), "process": r}
+            out[mode]["docs"] = docs
     if out["pipeline"]["kept"] != out["every"]["kept"]:
         raise SystemExit(f"datatrove kept differ: {out['pipeline']['kept']} {out['every']['kept']}")
     return out
@@ -280,9 +289,12 @@ def report(
     in_models = sum(models.values())
     f, every, pipe = lm["filtered"], dt["every"], dt["pipeline"]
     lakemix_rate = docs / dbt_run.seconds
-    pipe_rate, every_rate = docs / pipe["seconds"], docs / every["seconds"]
+    sample = pipe["docs"]  # datatrove's documents: all, or the first --datatrove-docs
+    pipe_rate, every_rate = sample / pipe["seconds"], sample / every["seconds"]
 
     print(f"\n== {docs:,} documents ({mb(text)} MB of text), {corpus.relative_to(ROOT)}")
+    if sample != docs:
+        print(f"datatrove ran on the first {sample:,} of them (--datatrove-docs): rates per doc")
     print(
         f"lakemix ingest (not in the figures below): {ingest.seconds:.1f} s, "
         f"{docs / ingest.seconds:,.0f} docs/s, {text / 1e6 / ingest.seconds:.1f} MB/s, "
@@ -311,7 +323,7 @@ def report(
             pipe_rate,
             pipe["seconds"],
             mb(pipe["process"].rss),
-            pct(pipe["kept"], docs),
+            pct(pipe["kept"], sample),
             "",
         ),
         (
@@ -319,7 +331,7 @@ def report(
             every_rate,
             every["seconds"],
             mb(every["process"].rss),
-            pct(every["kept"], docs),
+            pct(every["kept"], sample),
             pct(every["en_kept"], every["en"]),
         ),
     ]
@@ -331,6 +343,13 @@ def report(
         f"(goal >= 10x); models only: {docs / in_models / pipe_rate:.1f}x, "
         f"{docs / in_models / every_rate:.1f}x"
     )
+    cpu_rate = docs / dbt_run.cpu
+    cpu_pipe, cpu_every = sample / pipe["cpu"], sample / every["cpu"]
+    print(
+        f"per CPU second (load-proof): lakemix {cpu_rate:,.0f} docs/s ({dbt_run.cpu:.1f} s), "
+        f"datatrove {cpu_pipe:,.0f} / {cpu_every:,.0f} docs/s: {cpu_rate / cpu_pipe:.1f}x the "
+        f"pipeline, {cpu_rate / cpu_every:.1f}x every filter"
+    )
     print(
         f"English (each side's own label): lakemix {f['en']:,}, datatrove {every['en']:,}; "
         "documents failing each family, lakemix / datatrove (every filter):"
@@ -338,7 +357,7 @@ def report(
     print(
         "  "
         + ", ".join(
-            f"{fam} {pct(f['dropped'].get(fam, 0), docs)} / {pct(every['dropped'][fam], docs)}"
+            f"{fam} {pct(f['dropped'].get(fam, 0), docs)} / {pct(every['dropped'][fam], sample)}"
             for fam in FAMILIES
         )
     )
@@ -372,8 +391,10 @@ def report(
         "pipeline": pipe_rate,
         "pipeline_rss": pipe["process"].rss,
         "every": every_rate,
+        "cpu": cpu_rate / cpu_pipe,
+        "cpu_every": cpu_rate / cpu_every,
         "lakemix_kept": f["kept"] / docs,
-        "datatrove_kept": pipe["kept"] / docs,
+        "datatrove_kept": pipe["kept"] / sample,
     }
 
 
@@ -381,18 +402,22 @@ def summary(rows: list[dict[str, Any]], cpu: int) -> None:
     print(f"\n== summary, one core (CPU {cpu}); lakemix = wall of the dbt run, ingest excluded")
     print(
         f"{'docs':>8} {'lakemix docs/s':>15} {'RSS MB':>7} {'datatrove docs/s':>17} {'RSS MB':>7}"
-        f" {'ratio':>6} {'ratio every':>12} {'kept lakemix':>13} {'kept datatrove':>15}"
+        f" {'ratio':>6} {'ratio every':>12} {'CPU ratios':>12} {'kept lakemix':>13}"
+        f" {'kept datatrove':>15}"
     )
     for r in rows:
         print(
             f"{r['docs']:>8,} {r['lakemix']:>15,.0f} {mb(r['lakemix_rss']):>7}"
             f" {r['pipeline']:>17,.0f} {mb(r['pipeline_rss']):>7}"
             f" {r['lakemix'] / r['pipeline']:>5.1f}x {r['lakemix'] / r['every']:>11.1f}x"
+            f" {r['cpu']:>5.1f}x/{r['cpu_every']:.1f}x"
             f" {r['lakemix_kept']:>13.1%} {r['datatrove_kept']:>15.1%}"
         )
     print(
         "datatrove docs/s: its pipeline (dropped documents skip later filters); 'ratio every':"
-        " against datatrove running every filter on every document, as lakemix does"
+        " against datatrove running every filter on every document, as lakemix does; 'CPU"
+        " ratios': the same two per CPU second (the dbt process and its children against the"
+        " datatrove loop)"
     )
 
 
@@ -401,6 +426,12 @@ def main() -> None:
     parser.add_argument("--docs", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--seed", type=int, default=0, help="corpus seed")
     parser.add_argument("--cpu", type=int, default=min(os.sched_getaffinity(0)))
+    parser.add_argument(
+        "--datatrove-docs",
+        type=int,
+        help="run datatrove on the first N documents of each corpus only (its rate per document"
+        " is steady; at 100k its two runs take about 45 CPU minutes): default all",
+    )
     args = parser.parse_args()
     os.sched_setaffinity(0, {args.cpu})  # children (dbt, lakemix, datatrove) inherit it
     python = ensure_venv()
@@ -418,7 +449,7 @@ def main() -> None:
     rows = []
     for docs, corpus in corpora.items():
         lm = lakemix_layer(corpus, docs)
-        dt = datatrove(python, corpus, docs, args.cpu)
+        dt = datatrove(python, corpus, min(docs, args.datatrove_docs or docs), args.cpu)
         rows.append(report(docs, corpus, lm, dt))
     summary(rows, args.cpu)
     load = os.getloadavg()

@@ -20,7 +20,15 @@ and Italian elisions, German and Scandinavian hyphens and ordinals, ...), the fi
 language's compiled rules as spaCy builds them (``compile_prefix_regex`` etc.) under ``affixes``
 (spaCy's long character classes written once, under ``classes``, and named ``⟨NAME⟩`` in the
 rules): ``lakemix.udf.quality.affixes`` splits those languages with spaCy's own algorithm and
-regular expressions. ``url_match`` is spaCy's ``URL_MATCH``, the same for every language.
+regular expressions. Two things are written so that loading them is cheap, each checked here:
+``whole``, the exceptions spaCy's special-case matcher has no pattern for (spaCy runs every rule
+over every exception to find them: a second for Indonesian's 16,000), and a ``token_match`` of
+anchored alternatives grouped by their leading and trailing character classes (French's 266
+alternatives each held spaCy's long letter classes: 1.4 MB of expression, 2 s to compile), checked
+to match what spaCy's matches on the language's Leipzig and OSCAR words. ``url_match`` is
+spaCy's ``URL_MATCH``, the same for every language. A language with the base rules but an
+exception holding whitespace (Macedonian's ``на пр.``) gets the base rules under ``affixes``: the
+numba kernels join no exception across whitespace.
 ``indic`` names the labels datatrove splits with Indic NLP's trivial tokenizer
 (``lakemix.udf.quality.indic``).
 """
@@ -28,6 +36,7 @@ regular expressions. ``url_match`` is spaCy's ``URL_MATCH``, the same for every 
 from __future__ import annotations
 
 import csv
+import gzip
 import json
 import re
 import sys
@@ -45,6 +54,7 @@ from spacy.util import compile_infix_regex, compile_prefix_regex, compile_suffix
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "python/lakemix/udf/quality/word_exceptions.json"
 LEIPZIG = ROOT.parent / "shared/corpora/langid/lingua_leipzig"  # words to check the rules on
+OSCAR = ROOT.parent / "shared/corpora/web/oscar2019"
 ENGLISH_HYPHEN = rf"(?<=[{ALPHA}0-9])(?:{HYPHENS})(?=[{ALPHA}])"
 # spaCy's long character classes, written once in the file and named in the rules (⟨NAME⟩),
 # longest first so that a class inside another is not named first
@@ -101,12 +111,109 @@ def rules(language: str) -> dict[str, object]:
     rules = affixes(language)
     if rules is not None:
         entry["affixes"] = rules
+        entry["whole"] = whole_exceptions(language)
     return entry
+
+
+def whole_exceptions(language: str) -> list[str]:
+    """The language's special cases that its affix rules leave whole: those spaCy's
+    special-case matcher does not know (``Tokenizer.add_special_case``), so that the splitting
+    does not run every rule over every exception when it loads."""
+    tokenizer = spacy.blank(language).tokenizer
+    return sorted(
+        orth
+        for orth in tokenizer.rules
+        if not (
+            tokenizer.find_prefix(orth)
+            or tokenizer.find_infix(orth)
+            or tokenizer.find_suffix(orth)
+            or " " in orth
+        )
+    )
+
+
+_BRACKETS = r"(?:\[[^\]]*⟨[A-Z_]+⟩[^\]]*\][+*?]?)+"  # bracket expressions naming a class
+_ALTERNATIVE = re.compile(rf"\(\?:\^({_BRACKETS})?(.*?)({_BRACKETS})?\$\)")
+
+
+def factored(token_match: str) -> str:
+    """A ``token_match`` of anchored alternatives (``(?:^...$)|(?:^...$)``, French's 266) as one
+    alternative per pair of leading and trailing class expressions, the parts between them
+    grouped: the same matches, but each long class is compiled a few times instead of once per
+    alternative (2 s of French's start-up). Anything else is returned as it is."""
+    flags = re.match(r"\(\?[a-z]+\)", token_match)
+    head = flags.group(0) if flags else ""
+    body = token_match[len(head) :]
+    alternatives = re.split(r"\|(?=\(\?:\^)", body)
+    groups: dict[tuple[str, str], list[str]] = {}
+    for alternative in alternatives:
+        m = _ALTERNATIVE.fullmatch(alternative)
+        if m is None or _top_level_bar(m.group(2) or ""):
+            return token_match
+        lead, middle, trail = m.group(1) or "", m.group(2) or "", m.group(3) or ""
+        try:  # a part that is a regular expression of its own can be grouped with others
+            re.compile(middle.replace("⟨", "").replace("⟩", ""))
+        except re.error:
+            return token_match
+        groups.setdefault((lead, trail), []).append(middle)
+    return head + "|".join(
+        f"(?:^{lead}(?:{'|'.join(middles)}){trail}$)" for (lead, trail), middles in groups.items()
+    )
+
+
+def _top_level_bar(pattern: str) -> bool:
+    """Whether ``pattern`` has a ``|`` outside every group and bracket expression."""
+    depth, bracket, escaped = 0, False, False
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif bracket:
+            bracket = char != "]"
+        elif char == "[":
+            bracket = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            return True
+    return False
+
+
+def check_factored(label: str, language: str, original: str, rewritten: str, leipzig: Path) -> None:
+    """Stop unless ``rewritten`` (``factored``) matches what spaCy's ``original`` token_match
+    matches, on every whitespace piece of the label's Leipzig text and the language's
+    exceptions, and of the first 4 MB of its OSCAR 2019 text, each also in upper and title
+    case."""
+    expand = re.compile("⟨([A-Z_]+)⟩")
+
+    def compiled(pattern: str) -> re.Pattern[str]:
+        return re.compile(expand.sub(lambda m: CLASSES[m.group(1)], pattern))
+
+    before, after = compiled(original).match, compiled(rewritten).match
+    pieces = set(spacy.blank(language).tokenizer.rules)
+    folder = leipzig / label
+    for path in folder.glob("*.txt") if folder.is_dir() else ():
+        pieces.update(path.read_text(encoding="utf-8").split())
+    web = OSCAR / f"unshuffled_deduplicated_{label}.txt.gz"
+    if web.is_file():  # and web text, where hyphenated words abound
+        with gzip.open(web, "rt", encoding="utf-8") as f:
+            pieces.update(f.read(4_000_000).split())
+    pieces.update([p.upper() for p in pieces] + [p.title() for p in pieces])
+    matched = 0
+    for piece in sorted(pieces):
+        matched += bool(before(piece))
+        if bool(before(piece)) != bool(after(piece)):
+            raise SystemExit(f"{language}: the factored token_match differs on {piece!r}")
+    print(f"{language}: factored token_match checked on {len(pieces)} pieces ({matched} match)")
 
 
 def affixes(language: str) -> dict[str, str | None] | None:
     """The language's compiled affix rules and token_match, or None where they are the base
-    rules (English's only change, a hyphen after a digit, is ``hyphen_after_digit``)."""
+    rules (English's only change, a hyphen after a digit, is ``hyphen_after_digit``) and no
+    exception of its own holds whitespace."""
     defaults = spacy.util.get_lang_class(language).Defaults
     prefixes = list(defaults.prefixes or [])
     suffixes = list(defaults.suffixes or [])
@@ -122,13 +229,17 @@ def affixes(language: str) -> dict[str, str | None] | None:
         and infixes == base_infixes
         and token_match is None
     )
-    if same:
-        return None
+    exceptions = defaults.tokenizer_exceptions or {}
+    spaced = any(orth.split() != [orth] for orth in exceptions if orth not in BASE_EXCEPTIONS)
+    if same and not spaced:  # the kernels join no exception across whitespace (Macedonian's
+        return None  # "на пр."): a language with one is split by spaCy's algorithm too
     return {
         "prefix": named(compile_prefix_regex(prefixes).pattern),
         "suffix": named(compile_suffix_regex(suffixes).pattern),
         "infix": named(compile_infix_regex(defaults.infixes or []).pattern),
-        "token_match": named(token_match.__self__.pattern) if token_match is not None else None,  # type: ignore[attr-defined]
+        "token_match": factored(named(token_match.__self__.pattern))  # type: ignore[attr-defined]
+        if token_match is not None
+        else None,
     }
 
 
@@ -167,6 +278,11 @@ def main() -> None:
             spacy_rules[language] = entry
             if "affixes" in entry:
                 check_letters_whole(label, language, LEIPZIG)
+                token_match = spacy.util.get_lang_class(language).Defaults.token_match
+                rewritten = entry["affixes"]["token_match"]  # type: ignore[index]
+                if token_match is not None:
+                    original = named(token_match.__self__.pattern)  # type: ignore[attr-defined]
+                    check_factored(label, language, original, rewritten, LEIPZIG)
     text = json.dumps(
         {
             "source": f"spaCy {spacy.__version__} tokenizer exceptions (MIT), "

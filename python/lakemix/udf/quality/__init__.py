@@ -99,7 +99,10 @@ __all__ = [
 # ...) are split by spaCy's algorithm with their rules (``affixes``); a language takes only the
 # base exceptions its spaCy language takes (Turkish and Persian none), and the base exceptions
 # U+2019 variants only where its spaCy language has them (U+2019 twice is two words in Albanian).
-DEFINITION = 5
+# 6: an exception holding a space (Russian "и др.", Spanish "EE. UU.", Macedonian "на пр.") is
+# one token where spaCy's special-case matcher makes it one; Macedonian is split by spaCy's
+# algorithm with the base affix rules.
+DEFINITION = 6
 
 
 def register(conn: duckdb.DuckDBPyConnection) -> None:

@@ -64,6 +64,9 @@ class AffixTokenizer:
         classes: spaCy's long character classes by name.
         exceptions: Every exception of the language (the base ones and its own), as the
             lengths of its tokens.
+        whole: The exceptions the rules leave whole (spaCy's special-case matcher has no
+            pattern for them; ``word_exceptions.json`` lists them): None finds them with the
+            rules, which takes up to a second for the languages with many exceptions.
         cache_size: Pieces remembered; the cache starts over when full.
     """
 
@@ -73,6 +76,7 @@ class AffixTokenizer:
         url_match: str,
         classes: dict[str, str],
         exceptions: dict[str, tuple[int, ...]],
+        whole: frozenset[str] | None = None,
         cache_size: int = 50_000,
     ) -> None:
         def expand(pattern: str) -> str:
@@ -90,15 +94,41 @@ class AffixTokenizer:
         self._cache: dict[str, tuple[tuple[int, ...], bool]] = {}
         self._cache_size = cache_size
         # spaCy's special-case matcher knows the exceptions its affix rules would split: each with
-        # the tokens its text gives without exceptions (the matcher's pattern).
-        self._affixed: dict[str, tuple[int, ...]] = {}
+        # the tokens its text gives without exceptions (the matcher's pattern, ``_pattern``).
+        if whole is None:
+            whole = frozenset(orth for orth in exceptions if not self._affixes_split(orth))
+        # The matcher compares tokens' texts, not the whitespace between them: an exception is
+        # found by its text without whitespace (``и др.``: ``и`` ``др`` ``.``), and applied
+        # where the run's text with its whitespace is the exception.
+        self._affixed: dict[str, tuple[str, ...]] = {}
         for orth in exceptions:
-            affixed = self._find_prefix(orth) or self._find_suffix(orth) or self._has_infix(orth)
-            if affixed or " " in orth:
-                self._affixed[orth] = self._split(orth, specials=False)
+            if orth not in whole:
+                key = "".join(orth.split())
+                self._affixed[key] = (*self._affixed.get(key, ()), orth)
+        self._patterns: dict[str, tuple[int, ...]] = {}
         self._longest = max(map(len, self._affixed), default=0)
-        self._firsts = frozenset(orth[0] for orth in self._affixed)  # a run starts with one
+        self._firsts = frozenset(key[0] for key in self._affixed if key)  # a run starts with one
+        spaced = sorted((o for o in exceptions if o not in whole and o.split() != [o]), key=len)
+        self._spaced: Match | None = None
+        if spaced:  # a text holding one takes the matcher over all its tokens
+            alternatives = "|".join(re.escape(orth) for orth in reversed(spaced))
+            self._spaced = re.compile(alternatives).search
         self._lock = threading.Lock()
+
+    def _affixes_split(self, orth: str) -> bool:
+        """Whether spaCy's special-case matcher has a pattern for the exception ``orth``."""
+        affixed = self._find_prefix(orth) or self._find_suffix(orth) or self._has_infix(orth)
+        return bool(affixed) or " " in orth
+
+    def _pattern(self, orth: str) -> tuple[int, ...]:
+        """The tokens an affixed exception's text gives without exceptions (the lengths of its
+        pieces' tokens, whitespace apart), split once."""
+        pattern = self._patterns.get(orth)
+        if pattern is None:
+            pieces = orth.split()
+            lengths = tuple(n for piece in pieces for n in self._split(piece, specials=False))
+            pattern = self._patterns[orth] = lengths
+        return pattern
 
     def _find_prefix(self, text: str) -> int:
         m = self._prefix(text)
@@ -213,16 +243,24 @@ class AffixTokenizer:
 
     def _runs(self, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """Runs [i, j) of 2 or more tokens the special-case matcher finds: their texts joined
-        spell an affixed exception whose pattern is their lengths."""
+        spell an affixed exception (whitespace apart) whose pattern is their lengths. Tokens
+        with more than one space between them are not next to each other for the matcher
+        (spaCy makes a whitespace token of the rest)."""
         found = []
         for i in range(len(spans) - 1):
             joined = text[spans[i][0] : spans[i][1]]
             for j in range(i + 2, len(spans) + 1):
+                gap = spans[j - 1][0] - spans[j - 2][1]
+                if gap > 1 or (gap == 1 and text[spans[j - 2][1]] != " "):
+                    break
                 joined += text[spans[j - 1][0] : spans[j - 1][1]]
                 if len(joined) > self._longest:
                     break
-                pattern = self._affixed.get(joined)
-                if pattern is not None and pattern == tuple(e - s for s, e in spans[i:j]):
+                orths = self._affixed.get(joined)
+                if orths is None:
+                    continue
+                lengths = tuple(e - s for s, e in spans[i:j])
+                if any(self._pattern(orth) == lengths for orth in orths):
                     found.append((i, j))
         return found
 
@@ -247,7 +285,7 @@ class AffixTokenizer:
                     add(start)
                     start += n
             position += len(piece)
-        if runs:
+        if runs or (self._spaced is not None and self._spaced(text)):
             spans = self._apply_special_cases(text, self._spans(text, starts))
             return [start for start, _ in spans]
         return starts
@@ -266,15 +304,15 @@ class AffixTokenizer:
         self, text: str, spans: list[tuple[int, int]]
     ) -> list[tuple[int, int]]:
         """spaCy's _apply_special_cases: runs longest first, then leftmost, kept if their first
-        and last tokens are in no run taken before; a run with whitespace inside stays as it is."""
+        and last tokens are in no run taken before; a kept run whose text (whitespace included)
+        is no exception stays as it is (``: )`` is not ``:)``)."""
         found = sorted(self._runs(text, spans), key=lambda r: (r[0] - r[1], r[0]))
         seen: set[int] = set()
         keep: dict[int, int] = {}
         for i, j in found:
-            if i not in seen and j - 1 not in seen:
-                whole = all(spans[t][1] == spans[t + 1][0] for t in range(i, j - 1))
-                if whole:
-                    keep[i] = j
+            free = i not in seen and j - 1 not in seen
+            if free and text[spans[i][0] : spans[j - 1][1]] in self._specials:
+                keep[i] = j
             seen.update(range(i, j))
         out: list[tuple[int, int]] = []
         t = 0
@@ -309,6 +347,7 @@ def tokenizer(language: str) -> AffixTokenizer:
         data["url_match"],
         data["classes"],
         language_exceptions(entry, base_exceptions()),
+        frozenset(entry["whole"]),
     )
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lakemix.udf.quality import SIGNALS, indic, quality_signals, register, split_words
+from lakemix.udf.quality import SIGNALS, affixes, indic, quality_signals, register, split_words
 
 COUNTS = {name for name, kind in SIGNALS if kind == "int64"}
 # Can exceed 1: overlapping occurrences of the top n-gram are all counted (as in datatrove).
@@ -436,6 +436,17 @@ SPACY_AFFIX_SPLITS = [
     ("pl", "np. 5 zł.", ["np", ".", "5", "zł", "."]),
     ("sv", "Driveru kl. 5", ["Driver", "u", "kl.", "5"]),
     ("ru", "т.е. 5 км.", ["т.е.", "5", "км", "."]),
+    # exceptions holding a space, applied where the run's text is the exception: "и т.д." is
+    # no run (the matcher's pattern splits "т.д."), nor is "и  др." (two spaces) or ": )"
+    ("ru", "и т.д. и др. и  др.", ["и", "т.д.", "и др.", "и", "др", "."]),
+    ("es", "Los EE. UU. son", ["Los", "EE. UU.", "son"]),
+    ("mk", "на пр. добро", ["на пр.", "добро"]),  # base affix rules, spaCy's algorithm
+    ("da", "dag:) : )", ["dag", ":)", ":", ")"]),
+    (  # French's token_match (compiled factored: one alternative per class pair)
+        "fr",
+        "anti-inflammatoire, porte-monnaie Anti-Âge binge-watchers",
+        ["anti-inflammatoire", ",", "porte-monnaie", "Anti-Âge", "binge-watchers"],
+    ),
 ]
 
 
@@ -447,6 +458,21 @@ def test_languages_with_their_own_affix_rules_split_as_spacy_does(
     clitics, exceptions a language drops (Polish "np." is no exception) and the special-case
     matcher (Danish ":)" after a word)."""
     assert split_words(text, language) == words
+
+
+@pytest.mark.parametrize("language", ["fr", "de", "da", "ru", "nl"])
+def test_the_exceptions_listed_whole_are_those_the_affix_rules_leave_whole(language: str) -> None:
+    """``word_exceptions.json`` lists the exceptions spaCy's special-case matcher has no pattern
+    for (so they are not run through the rules at start-up): the rules agree."""
+    tokenizer = affixes.tokenizer(language)
+    computed = affixes.AffixTokenizer(
+        affixes.spacy_rules()["rules"][language]["affixes"],
+        affixes.spacy_rules()["url_match"],
+        affixes.spacy_rules()["classes"],
+        tokenizer._specials,
+    )
+    assert computed._affixed == tokenizer._affixed
+    assert len(tokenizer._affixed) > 100
 
 
 def test_c4_counts_whitespace_words_in_a_language_split_by_its_affix_rules() -> None:
