@@ -26,6 +26,12 @@ demo: venv
 lint: venv
 	$(BIN)/ruff check python bench scripts
 	$(BIN)/ruff format --check python bench scripts
+	# SQL layout of models, macros and data tests (.sqlfluff: jinja templater, duckdb dialect)
+	$(BIN)/sqlfluff lint models macros tests --processes 2
+	# dbt metadata (descriptions, owners, tests) on a parse-only manifest: no lakehouse needed
+	$(BIN)/dbt parse --quiet --project-dir . --profiles-dir . --target-path target/lint
+	$(BIN)/dbt-score lint --manifest target/lint/manifest.json
+
 
 typecheck: venv
 	$(BIN)/mypy

@@ -150,7 +150,8 @@ def main() -> None:
     parser.add_argument("--master", help="also build on this Spark standalone cluster")
     args = parser.parse_args()
 
-    from lakemix.spark.parity import CLEAN, CLUSTERS, current_snapshots, fingerprint
+    from lakemix.spark.parity import current_snapshots, fingerprint
+    from lakemix.tables import CLEAN_DOCUMENTS, DUPLICATE_CLUSTERS, mix_table
 
     corpus = cached_corpus(args.docs, args.seed)
     load = os.getloadavg()
@@ -159,7 +160,7 @@ def main() -> None:
         f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (2 shared cores)"
     )
     home = Path(tempfile.mkdtemp(prefix="lakemix-bench-engines-"))
-    tables = [CLEAN, CLUSTERS, f"marts.mix_{MIX}"]
+    tables = [CLEAN_DOCUMENTS, DUPLICATE_CLUSTERS, mix_table(MIX)]
     try:
         house = Lakehouse(home)
         print(f"lakemix ingest: {house.ingest(corpus):.1f} s (not measured below)")

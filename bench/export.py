@@ -42,6 +42,7 @@ import orjson
 from corpus import cached_corpus
 from lakemix.loader.store import tokenizer_of
 from lakemix.udf.tokens import ENCODINGS
+from lakemix.versions.manifest import parse_manifest
 from mix import BIN, ROOT, Lakehouse, run_mix
 
 TAG = "bench-export-all"
@@ -157,10 +158,11 @@ def main() -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
     home = release_home(args.docs, args.seed)
-    manifest = orjson.loads((home / "releases" / f"{TAG}.json").read_bytes())
-    train = [s for s in manifest["stats"] if s["split"] == "train"]
-    documents = sum(s["documents"] for s in train)
-    tokens = sum(s["tokens"] + s["samples"] for s in train)
+    path = home / "releases" / f"{TAG}.json"
+    manifest = parse_manifest(orjson.loads(path.read_bytes()), str(path))
+    train = manifest.split_stats("train")
+    documents = sum(s.documents for s in train)
+    tokens = sum(s.tokens + s.samples for s in train)
     encoding = ENCODINGS[tokenizer_of(manifest)]  # quicktok's name
     load = os.getloadavg()
     print(

@@ -128,7 +128,7 @@ def release_of(home: Path, tag: str) -> tuple[str, dict[str, int]]:
     from lakemix.versions import get_release
 
     manifest = get_release(tag, settings_of(home))
-    return manifest["checksum"], {k: v["snapshot_id"] for k, v in manifest["snapshots"].items()}
+    return manifest.checksum, {k: v.snapshot_id for k, v in manifest.snapshots.items()}
 
 
 def kill_trials(

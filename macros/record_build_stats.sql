@@ -32,7 +32,9 @@
         {%- set missing = [] -%}
         {%- set objectives = var('lakemix_quality_objectives', {}) or {} -%}
         {%- for schema, name in needed -%}
-            {%- if adapter.get_relation(database=target.database, schema=schema, identifier=name) is none -%}
+            {%- if adapter.get_relation(
+                database=target.database, schema=schema, identifier=name
+            ) is none -%}
                 {%- do missing.append(schema ~ '.' ~ name) -%}
             {%- endif -%}
         {%- endfor -%}

@@ -3,7 +3,10 @@
 with
 
 shares as (
-    select distinct language, target_share from {{ ref('stg_meta__mix_plans') }}
+    select distinct
+        language,
+        target_share
+    from {{ ref('stg_meta__mix_plans') }}
 )
 
 select sum(target_share) as total

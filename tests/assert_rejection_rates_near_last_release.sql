@@ -14,24 +14,32 @@
     enabled=target.type == 'duckdb',
 ) }}
 {%- set last = none -%}
-{%- if execute and adapter.get_relation(database=target.database, schema='meta', identifier='releases') is not none -%}
+{%- if execute and adapter.get_relation(
+    database=target.database, schema='meta', identifier='releases'
+) is not none -%}
     {%- set found = run_query("select tag from meta.releases order by released_at desc limit 1") -%}
     {%- if found.rows | length > 0 -%}
         {%- set last = found.rows[0][0] -%}
     {%- endif -%}
 {%- endif -%}
 {%- if last is none %}
-select cast(null as string) as rule where false
+select cast(null as string) as rule
+where false
 {%- else %}
 with
 
 released_documents as (
-    select document_id, failed_rules
+    select
+        document_id,
+        failed_rules
     from {{ lakemix.at('intermediate.int_documents_quality_filtered', last) }}
 ),
 
 current_documents as (
-    select document_id, failed_rules from {{ ref('int_documents_quality_filtered') }}
+    select
+        document_id,
+        failed_rules
+    from {{ ref('int_documents_quality_filtered') }}
 ),
 
 current_thresholds as (
@@ -63,7 +71,7 @@ released_thresholds as (
                "threshold": "VARCHAR", "family": "VARCHAR"}]'
         )) as seed_row
         from released_manifest
-    )
+    ) as seed_rows
 ),
 
 {#- A release made before the seed existed recorded none: no calibrated row then. -#}
@@ -78,7 +86,7 @@ released_calibrated as (
             '[{"language": "VARCHAR", "rule": "VARCHAR", "threshold": "VARCHAR"}]'
         )) as seed_row
         from released_manifest
-    )
+    ) as seed_rows
 ),
 
 released_families as (
@@ -88,18 +96,30 @@ released_families as (
 
 {#- A rule's configuration: its rows in both seeds (calibrated rows have no family). -#}
 released_settings as (
-    select rule, language || operator || threshold as setting, family
+    select
+        rule,
+        language || operator || threshold as setting,
+        family
     from released_thresholds
     union all
-    select rule, 'calibrated ' || language || threshold, null
+    select
+        rule,
+        'calibrated ' || language || threshold as setting,
+        null as family
     from released_calibrated
 ),
 
 current_settings as (
-    select rule, language || operator || threshold as setting, family
+    select
+        rule,
+        language || operator || threshold as setting,
+        family
     from current_thresholds
     union all
-    select rule, 'calibrated ' || language || threshold, null
+    select
+        rule,
+        'calibrated ' || language || threshold as setting,
+        null as family
     from current_calibrated
 ),
 
@@ -107,7 +127,7 @@ released_config as (
     select
         rule,
         string_agg(setting, ',' order by setting)
-        || (bool_or(family in (select family from released_families)))::varchar as config
+        || cast(bool_or(family in (select family from released_families)) as varchar) as config
     from released_settings
     group by rule
 ),
@@ -137,8 +157,12 @@ unchanged_rules as (
 decisions as (
     select
         unchanged_rules.rule,
-        list_contains(list_transform(released_documents.failed_rules, f -> f.rule), unchanged_rules.rule) as failed_then,
-        list_contains(list_transform(current_documents.failed_rules, f -> f.rule), unchanged_rules.rule) as failed_now
+        list_contains(
+            list_transform(released_documents.failed_rules, f -> f.rule), unchanged_rules.rule
+        ) as failed_then,
+        list_contains(
+            list_transform(current_documents.failed_rules, f -> f.rule), unchanged_rules.rule
+        ) as failed_now
     from released_documents
     inner join current_documents
         on released_documents.document_id = current_documents.document_id
@@ -149,8 +173,8 @@ rates as (
     select
         rule,
         count(*) as document_count,
-        avg(coalesce(failed_then, false)::int) as released_rejection_rate,
-        avg(coalesce(failed_now, false)::int) as current_rejection_rate
+        avg(cast(coalesce(failed_then, false) as int)) as released_rejection_rate,
+        avg(cast(coalesce(failed_now, false) as int)) as current_rejection_rate
     from decisions
     group by rule
 )

@@ -47,7 +47,9 @@ sources_joined as (
     full outer join quarantine_per_source
         on stage_counts.source_id = quarantine_per_source.source_id
     left join ingest_per_source
-        on coalesce(stage_counts.source_id, quarantine_per_source.source_id) = ingest_per_source.source_id
+        on
+            coalesce(stage_counts.source_id, quarantine_per_source.source_id)
+            = ingest_per_source.source_id
 )
 
 select * from sources_joined

@@ -38,7 +38,11 @@ clean_documents as (
         redacted.pii_ip_address_count,
         redacted.pii_phone_number_count,
         redacted.pii_credit_card_count,
-        {{ lakemix.star_except('signals', ref('int_documents_quality_scored'), ['document_id', 'language', 'language_score']) }},
+        {{ lakemix.star_except(
+            'signals',
+            ref('int_documents_quality_scored'),
+            ['document_id', 'language', 'language_score'],
+        ) }},
         documents.file_path,
         documents.file_offset,
         documents.ingest_id,

@@ -186,7 +186,9 @@ def mix_build_command(name: str, engine: str, wait: float) -> None:
         from lakemix.mix.dependencies import record
 
         record(catalog(), name)  # a release needs them, whatever target/ holds by then
-    click.echo(f"built marts.mix_{name} and marts.mix_{name}_languages")
+    from lakemix.tables import mix_languages_table, mix_table
+
+    click.echo(f"built {mix_table(name)} and {mix_languages_table(name)}")
 
 
 @main.command("lineage")

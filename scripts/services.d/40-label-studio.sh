@@ -19,15 +19,12 @@ port=18081
 url=http://127.0.0.1:$port
 user=lakemix@localhost
 
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+# shellcheck source=daemon.bash
+source "$(dirname "$0")/daemon.bash"
 
-if ! as_root test -e "$tools/.installed"; then
-    echo "services: installing label-studio==$version into its own venv $tools (about 1 GB)"
-    as_root python3 -m venv "$tools"
-    # Every package pinned, installed without resolving (services.d/label-studio.lock).
-    as_root "$tools/bin/pip" install -q --no-deps -r "$(dirname "$0")/label-studio.lock"
-    as_root touch "$tools/.installed"
-fi
+# Every package pinned, installed without resolving (services.d/label-studio.lock).
+install_venv_once "$tools" "label-studio==$version (about 1 GB)" \
+    --no-deps -r "$(dirname "$0")/label-studio.lock"
 as_root mkdir -p "$home/data"
 if ! as_root test -s "$home/token"; then
     # 40 hex characters, as the legacy token wants; the password is only for the web UI.
@@ -37,30 +34,15 @@ fi
 token=$(as_root cat "$home/token")
 password=$(as_root cat "$home/password")
 
-running() {
-    local pid
-    pid=$(as_root cat "$home/label-studio.pid" 2>/dev/null) || return 1
-    [ -n "$pid" ] && as_root test -r "/proc/$pid/cmdline" &&
-        as_root tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "label-studio"
-}
 answers() { curl -sf -o /dev/null "$url/health"; }
-
-if ! running; then
-    if answers; then
-        echo "services: port $port answers but no Label Studio of ours runs ($home/label-studio.pid)" >&2
-        exit 1
-    fi
-    echo "services: starting Label Studio $version on $url (log $home/label-studio.log)"
-    as_root env LABEL_STUDIO_BASE_DATA_DIR="$home/data" LABEL_STUDIO_ENABLE_LEGACY_API_TOKEN=true \
-        setsid bash -c 'echo $$ >"$0"; exec "$@"' "$home/label-studio.pid" \
-        "$tools/bin/label-studio" start --no-browser --host 127.0.0.1 --port $port \
-        --username "$user" --password "$password" --user-token "$token" \
-        >"$home/label-studio.log" 2>&1 </dev/null &
-fi
+daemon_start "Label Studio $version on $url" "$home/label-studio.pid" "label-studio" \
+    "$home/label-studio.log" answers -- \
+    env LABEL_STUDIO_BASE_DATA_DIR="$home/data" LABEL_STUDIO_ENABLE_LEGACY_API_TOKEN=true \
+    "$tools/bin/label-studio" start --no-browser --host 127.0.0.1 --port $port \
+    --username "$user" --password "$password" --user-token "$token"
 
 # The first start migrates its database: /health answers after 35-40 s here.
-for _ in $(seq 1 240); do answers && break; sleep 1; done
-answers || { echo "services: Label Studio did not answer on $url/health; see $home/label-studio.log" >&2; exit 1; }
+wait_until 240 "Label Studio on $url/health" "$home/label-studio.log" answers
 echo "export LAKEMIX_TEST_LABEL_STUDIO_URL='$url'" >>"$out"
 echo "export LAKEMIX_TEST_LABEL_STUDIO_TOKEN='$token'" >>"$out"
 echo "services: Label Studio $version on $url (data $home/data)"

@@ -20,41 +20,20 @@ home=$state/mlflow
 port=15000
 uri=http://127.0.0.1:$port
 
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+# shellcheck source=daemon.bash
+source "$(dirname "$0")/daemon.bash"
 
-if ! as_root test -e "$tools/.installed"; then
-    echo "services: installing mlflow==$version into its own venv $tools (a minute or two)"
-    as_root python3 -m venv "$tools"
-    as_root "$tools/bin/pip" install -q "mlflow==$version"
-    as_root touch "$tools/.installed"
-fi
+install_venv_once "$tools" "mlflow==$version (a minute or two)" "mlflow==$version"
 as_root mkdir -p "$home/artifacts"
 
-running() {
-    local pid
-    pid=$(as_root cat "$home/mlflow.pid" 2>/dev/null) || return 1
-    [ -n "$pid" ] && as_root test -r "/proc/$pid/cmdline" &&
-        as_root tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "mlflow server"
-}
 answers() { curl -sf -o /dev/null "$uri/health"; }
-
-if ! running; then
-    if answers; then
-        echo "services: port $port answers but no MLflow server of ours runs ($home/mlflow.pid)" >&2
-        exit 1
-    fi
-    echo "services: starting MLflow $version on $uri (log $home/mlflow.log)"
-    # The shell writes its own PID, then becomes the server: the PID file names it.
-    as_root setsid bash -c 'echo $$ >"$0"; exec "$@"' "$home/mlflow.pid" \
-        "$tools/bin/mlflow" server \
-        --backend-store-uri "sqlite:///$home/mlflow.db" \
-        --artifacts-destination "$home/artifacts" \
-        --host 127.0.0.1 --port $port --workers 2 \
-        >"$home/mlflow.log" 2>&1 </dev/null &
-fi
+daemon_start "MLflow $version on $uri" "$home/mlflow.pid" "mlflow server" "$home/mlflow.log" \
+    answers -- "$tools/bin/mlflow" server \
+    --backend-store-uri "sqlite:///$home/mlflow.db" \
+    --artifacts-destination "$home/artifacts" \
+    --host 127.0.0.1 --port $port --workers 2
 
 # The first start migrates the SQLite store: about 20 s here.
-for _ in $(seq 1 120); do answers && break; sleep 1; done
-answers || { echo "services: MLflow did not answer on $uri/health; see $home/mlflow.log" >&2; exit 1; }
+wait_until 120 "MLflow on $uri/health" "$home/mlflow.log" answers
 echo "export LAKEMIX_TEST_MLFLOW_URI='$uri'" >>"$out"
 echo "services: MLflow $version on $uri (store $home/mlflow.db, artifacts $home/artifacts)"

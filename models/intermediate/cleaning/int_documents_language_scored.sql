@@ -29,9 +29,9 @@ documents_language_scored as (
         is_utf8_repaired,
         raw_character_count,
         text,
-        identified.language as language,
-        identified.script as script,
-        identified.language_score as language_score
+        identified.language,
+        identified.script,
+        identified.language_score
     from documents_identified
 )
 

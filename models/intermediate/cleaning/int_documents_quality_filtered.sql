@@ -31,11 +31,13 @@ calibrated_thresholds as (
 ),
 
 default_thresholds as (
-    select * from thresholds where language = '*'
+    select * from thresholds
+    where language = '*'
 ),
 
 language_thresholds as (
-    select * from thresholds where language != '*'
+    select * from thresholds
+    where language != '*'
 ),
 
 document_languages as (
@@ -100,7 +102,11 @@ rules_evaluated as (
         effective_thresholds.operator,
         effective_thresholds.threshold,
         effective_thresholds.threshold_source,
-        {{ lakemix.threshold_passed('cast(signals_long.signal_value as double)', 'effective_thresholds.operator', 'effective_thresholds.threshold') }} as is_passed
+        {{ lakemix.threshold_passed(
+            'cast(signals_long.signal_value as double)',
+            'effective_thresholds.operator',
+            'effective_thresholds.threshold',
+        ) }} as is_passed
     from signals_long
     inner join effective_thresholds
         on

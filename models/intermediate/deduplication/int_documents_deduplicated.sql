@@ -39,7 +39,9 @@ linked as (
 {#- Labels of the connected components of the edges: the lakemix_connected_components UDF
     on DuckDB, distributed rounds of joins on Spark (macros/connected_components.sql). -#}
 document_components as (
-    {{ lakemix.connected_components(ref('int_duplicate_edges'), 'document_id_a', 'document_id_b') | indent(4) }}
+    {{ lakemix.connected_components(
+        ref('int_duplicate_edges'), 'document_id_a', 'document_id_b'
+    ) | indent(4) }}
 ),
 
 documents_clustered as (

@@ -40,7 +40,7 @@ documents_redacted as (
 documents_pii_redacted as (
     select
         document_id,
-        redaction.text as text,
+        redaction.text,
         redaction.email_count as pii_email_count,
         redaction.ip_address_count as pii_ip_address_count,
         redaction.phone_number_count as pii_phone_number_count,

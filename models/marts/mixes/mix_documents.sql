@@ -52,7 +52,8 @@ documents_ranked as (
         expected_repeats - floor(expected_repeats) as fraction,
         case
             when expected_repeats - floor(expected_repeats) > 0
-                then ln(greatest({{ lakemix.unit_hash('document_id', 'seed', "'repeat'") }}, 1e-300))
+                then
+                    ln(greatest({{ lakemix.unit_hash('document_id', 'seed', "'repeat'") }}, 1e-300))
                 / (expected_repeats - floor(expected_repeats))
         end as fraction_key
     from documents_planned
@@ -64,7 +65,7 @@ documents_filled as (
         sum(fraction * token_count) over (partition by language, source_id) as fraction_tokens,
         sum(case when fraction_key is not null then token_count else 0 end) over (
             partition by language, source_id
-            order by fraction_key desc nulls last, document_id
+            order by fraction_key desc nulls last, document_id asc
             rows between unbounded preceding and current row
         ) - token_count as tokens_before
     from documents_ranked
@@ -81,7 +82,9 @@ documents_sampled as (
         cast(whole_repeats as bigint)
         + case
             -- a document is taken when at least half of it fits: the closest total to the plan
-            when fraction_key is not null and tokens_before + token_count / 2 < fraction_tokens then 1
+            when
+                fraction_key is not null and tokens_before + token_count / 2 < fraction_tokens
+                then 1
             else 0
         end as repeat_count,
         case

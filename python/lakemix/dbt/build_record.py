@@ -16,11 +16,11 @@ import orjson
 import pyarrow as pa
 
 from lakemix.iceberg import commit_with_retry, ensure_table
+from lakemix.tables import BUILDS
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
 
-BUILDS = "meta.builds"
 SCHEMA = pa.schema(
     [
         ("invocation_id", pa.string()),

@@ -9,11 +9,11 @@ import orjson
 import pyarrow as pa
 
 from lakemix.iceberg import commit_with_retry, ensure_table
+from lakemix.tables import BUILD_STATS
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
 
-BUILD_STATS = "meta.build_stats"
 SCHEMA = pa.schema(
     [
         ("invocation_id", pa.string()),

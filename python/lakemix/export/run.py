@@ -16,6 +16,8 @@ from lakemix.settings import Settings
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from lakemix.versions.manifest import Manifest
+
 FORMATS = ("megatron", "parquet", "jsonl")
 DEFAULT_SHARD_SIZE = 256 << 20
 
@@ -37,7 +39,7 @@ class ExportResult:
     written_shards: int
 
 
-def _format(fmt: str, manifest: dict[str, Any], split: str, settings: Settings, out: Path,
+def _format(fmt: str, manifest: Manifest, split: str, settings: Settings, out: Path,
             tokenizer: str | None, announce: bool) -> Format:  # fmt: skip
     if fmt == "megatron":
         from lakemix.export.megatron import MegatronFormat
@@ -45,9 +47,7 @@ def _format(fmt: str, manifest: dict[str, Any], split: str, settings: Settings, 
 
         encoding = tokenizer or tokenizer_of(manifest)
         if announce and not store_path(manifest, split, settings, encoding=encoding).exists():
-            print(
-                f"tokenizing {split} of {manifest['tag']} with {encoding} (once)", file=sys.stderr
-            )
+            print(f"tokenizing {split} of {manifest.tag} with {encoding} (once)", file=sys.stderr)
         try:
             store = build_store(manifest, split, settings, encoding=encoding)
         except ValueError as exc:
@@ -119,7 +119,12 @@ def export(
     announce = sys.stderr.isatty() if progress is None else progress
     writer = _format(fmt, manifest, split, settings, out, tokenizer, announce)
     header = {
-        "release": {k: manifest[k] for k in ("tag", "mix", "checksum", "released_at")},
+        "release": {
+            "tag": manifest.tag,
+            "mix": manifest.mix,
+            "checksum": manifest.checksum,
+            "released_at": manifest.released_at,
+        },
         "split": split,
         "format": fmt,
         "settings": {"shard_size": shard_size, **writer.options()},
@@ -139,7 +144,7 @@ def _write(
     writer: Format,
     limit: int,
     split: str,
-    manifest: dict[str, Any],
+    manifest: Manifest,
     progress: bool | None,
     on_shard: Callable[[dict[str, Any]], None] | None,
 ) -> None:

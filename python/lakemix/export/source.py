@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lakemix.errors import LakemixError
-from lakemix.loader.store import CLEAN
+from lakemix.tables import CLEAN_DOCUMENTS, mix_table
 from lakemix.versions import ReleaseError, get_release
 from lakemix.versions.gone import missing_data, rebuild_hint
 
 if TYPE_CHECKING:
     from lakemix.settings import Settings
+    from lakemix.versions.manifest import Manifest
 
 SPLITS = ("train", "validation")
 
@@ -23,40 +24,40 @@ class ReleaseGoneError(ExportError):
     """The release is recorded but its pinned data is gone (expired or deleted)."""
 
 
-def split_documents(manifest: dict[str, Any], split: str) -> int:
+def split_documents(manifest: Manifest, split: str) -> int:
     """Documents of ``split`` in the release (from its manifest's stats)."""
-    return sum(int(s["documents"]) for s in manifest.get("stats", []) if s["split"] == split)
+    return sum(s.documents for s in manifest.split_stats(split))
 
 
-def pinned_tables(manifest: dict[str, Any]) -> dict[str, int]:
+def pinned_tables(manifest: Manifest) -> dict[str, int]:
     """``{table: snapshot id}`` of what an export reads: the mix and the clean documents."""
-    snapshots = manifest["snapshots"]
+    snapshots = manifest.snapshots
     return {
-        name: int(snapshots[name]["snapshot_id"])
-        for name in (f"marts.mix_{manifest['mix']}", CLEAN)
+        name: snapshots[name].snapshot_id
+        for name in (mix_table(manifest.mix), CLEAN_DOCUMENTS)
         if name in snapshots
     }
 
 
-def _gone(manifest: dict[str, Any], what: str) -> ReleaseGoneError:
+def _gone(manifest: Manifest, what: str) -> ReleaseGoneError:
     return ReleaseGoneError(
-        f"release {manifest['tag']} was garbage-collected: {what}. {rebuild_hint(manifest)}"
+        f"release {manifest.tag} was garbage-collected: {what}. {rebuild_hint(manifest)}"
     )
 
 
-def check_readable(manifest: dict[str, Any], settings: Settings) -> None:
+def check_readable(manifest: Manifest, settings: Settings) -> None:
     """Raise unless every snapshot the export reads, and its data files, still exist.
 
     Raises:
         ReleaseGoneError: A pinned table, snapshot or data file is gone.
     """
-    tables = (f"marts.mix_{manifest['mix']}", CLEAN)
+    tables = (mix_table(manifest.mix), CLEAN_DOCUMENTS)
     what = missing_data(manifest, tables, settings)
     if what is not None:
         raise _gone(manifest, what)
 
 
-def open_release(tag: str, split: str, settings: Settings) -> dict[str, Any]:
+def open_release(tag: str, split: str, settings: Settings) -> Manifest:
     """The manifest of release ``tag``, checked for an export of ``split``.
 
     Raises:
@@ -70,7 +71,7 @@ def open_release(tag: str, split: str, settings: Settings) -> dict[str, Any]:
     except ReleaseError as exc:
         raise ExportError(f"{exc}; `lakemix versions` lists them") from None
     if split_documents(manifest, split) == 0:
-        splits = sorted({s["split"] for s in manifest.get("stats", [])})
+        splits = sorted({s.split for s in manifest.stats})
         raise ExportError(
             f"release {tag} has no {split} documents (its splits: {', '.join(splits) or 'none'})"
         )

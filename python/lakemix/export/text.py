@@ -16,10 +16,12 @@ from lakemix.export.journal import PARTIAL, publish
 from lakemix.export.shards import Piece
 from lakemix.export.source import pinned_tables
 from lakemix.iceberg.views import scan_sql
-from lakemix.loader.store import CLEAN, SCAN_EXTENSIONS
+from lakemix.loader.store import SCAN_EXTENSIONS
+from lakemix.tables import CLEAN_DOCUMENTS, RAW_DOCUMENTS, mix_table
 
 if TYPE_CHECKING:
     from lakemix.settings import Settings
+    from lakemix.versions.manifest import Manifest
 
 BATCH_ROWS = 2048
 ROW_GROUP = 1024  # rows of a Parquet row group
@@ -38,7 +40,7 @@ COLUMNS = (
     ("token_count", pa.int64(), "tokens of the text under the release's tokenizer"),
     ("file_path", pa.string(), "raw file the document was read from"),
     ("file_offset", pa.int64(), "its byte offset (or record number) in that file"),
-    ("ingest_id", pa.string(), "the ingest that read it (a raw.documents snapshot)"),
+    ("ingest_id", pa.string(), f"the ingest that read it (a {RAW_DOCUMENTS} snapshot)"),
 )
 SCHEMA = pa.schema([(name, kind) for name, kind, _ in COLUMNS])
 
@@ -47,7 +49,7 @@ class TextFormat:
     """Rows of text with their keys, from the release's pinned snapshots through DuckDB."""
 
     def __init__(
-        self, name: str, manifest: dict[str, Any], split: str, settings: Settings, out: Path
+        self, name: str, manifest: Manifest, split: str, settings: Settings, out: Path
     ) -> None:
         self.name, self.manifest, self.split = name, manifest, split
         self.settings, self.out = settings, out
@@ -62,7 +64,7 @@ class TextFormat:
         cat = catalog(self.settings)
         pinned = pinned_tables(self.manifest).items()
         scans = {name: scan_sql(cat.load_table(name), sid) for name, sid in pinned}
-        mix = scans[f"marts.mix_{self.manifest['mix']}"]
+        mix = scans[mix_table(self.manifest.mix)]
         params: list[Any] = [self.split]
         after = ""
         if resume_at is not None:
@@ -83,7 +85,7 @@ class TextFormat:
                     clean.file_path, cast(clean.file_offset as bigint) as file_offset,
                     clean.ingest_id
                 from {mix} as mix
-                inner join {scans[CLEAN]} as clean using (document_id)
+                inner join {scans[CLEAN_DOCUMENTS]} as clean using (document_id)
                 where mix.split = ? and mix.repeat_count > 0 {after}
                 order by mix.document_id
                 """,

@@ -33,16 +33,17 @@ def per_source_counts(catalog: Catalog) -> list[tuple[str, int, int]]:
     from pyiceberg.exceptions import NoSuchTableError
 
     from lakemix import duck
+    from lakemix.tables import RAW_DOCUMENTS, RAW_QUARANTINE
 
     try:
-        docs = catalog.load_table("raw.documents")
+        docs = catalog.load_table(RAW_DOCUMENTS)
     except NoSuchTableError:
         return []
     conn = duck.connect()
     sql = f"select source, count(*) from iceberg_scan('{docs.metadata_location}') group by all"
     counts = {s: [n, 0] for s, n in conn.execute(sql).fetchall()}
     try:
-        q = catalog.load_table("raw.quarantine")
+        q = catalog.load_table(RAW_QUARANTINE)
         sql = f"select source, count(*) from iceberg_scan('{q.metadata_location}') group by all"
         for s, n in conn.execute(sql).fetchall():
             counts.setdefault(s, [0, 0])[1] = n

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from lakemix.ingest import schema
 from lakemix.ingest.ledger import FILES_PROPERTY, INGEST_PROPERTY, REMOVED_PROPERTY
+from lakemix.tables import RAW_DOCUMENTS, RAW_QUARANTINE
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -53,8 +53,8 @@ def list_ingests(catalog: Catalog) -> list[IngestRecord]:
 
     records: dict[str, IngestRecord] = {}
     for identifier, counter in (
-        (schema.DOCUMENTS, "documents"),
-        (schema.QUARANTINE, "quarantined"),
+        (RAW_DOCUMENTS, "documents"),
+        (RAW_QUARANTINE, "quarantined"),
     ):
         try:
             table = catalog.load_table(identifier)

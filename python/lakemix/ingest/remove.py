@@ -21,12 +21,13 @@ from lakemix.ingest import schema
 from lakemix.ingest.history import live_ingests
 from lakemix.ingest.ledger import REMOVED_PROPERTY
 from lakemix.settings import Settings
+from lakemix.tables import RAW_DOCUMENTS, RAW_QUARANTINE
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
     from pyiceberg.table import Table
 
-TABLES = (schema.DOCUMENTS, schema.QUARANTINE)  # in this order (see the module's docstring)
+TABLES = (RAW_DOCUMENTS, RAW_QUARANTINE)  # in this order (see the module's docstring)
 MIN_PREFIX = 6
 
 

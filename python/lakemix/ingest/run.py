@@ -23,6 +23,7 @@ from lakemix.ingest.records import Document, Rejected
 from lakemix.ingest.sink import ParquetSink
 from lakemix.ingest.streams import open_file, read_errors
 from lakemix.settings import Settings
+from lakemix.tables import RAW_DOCUMENTS, RAW_QUARANTINE
 
 if TYPE_CHECKING:
     from pyiceberg.table import Table
@@ -263,8 +264,8 @@ def ingest(
     files = expand_paths(paths, fmt, not_read, follow_symlinks=follow_symlinks)
     overrides = {"text": text_field, "id": id_field, "url": url_field, "drop": tuple(drop_fields)}
     cat = open_catalog(settings)
-    documents = ensure_table(cat, schema.DOCUMENTS, schema.DOCUMENTS_SCHEMA)
-    quarantine = ensure_table(cat, schema.QUARANTINE, schema.QUARANTINE_SCHEMA)
+    documents = ensure_table(cat, RAW_DOCUMENTS, schema.DOCUMENTS_SCHEMA)
+    quarantine = ensure_table(cat, RAW_QUARANTINE, schema.QUARANTINE_SCHEMA)
     done_documents = ingested_files(documents)
     done_quarantine = ingested_files(quarantine)
 
@@ -370,9 +371,9 @@ def ingest(
     # Quarantine first: if we stop between the two commits, the rerun re-reads the files
     # (documents were not committed) but finds their quarantine rows already in the ledger.
     if q_entries:
-        result.quarantine_snapshot_id = _commit(cat, schema.QUARANTINE, q_entries, q_files, props)
+        result.quarantine_snapshot_id = _commit(cat, RAW_QUARANTINE, q_entries, q_files, props)
     if doc_entries:
-        result.documents_snapshot_id = _commit(cat, schema.DOCUMENTS, doc_entries, doc_files, props)
+        result.documents_snapshot_id = _commit(cat, RAW_DOCUMENTS, doc_entries, doc_files, props)
     return result
 
 

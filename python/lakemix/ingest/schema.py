@@ -12,10 +12,6 @@ from pyiceberg.types import (
     TimestamptzType,
 )
 
-NAMESPACE = "raw"
-DOCUMENTS = f"{NAMESPACE}.documents"
-QUARANTINE = f"{NAMESPACE}.quarantine"
-
 DOCUMENTS_SCHEMA = Schema(
     NestedField(1, "document_id", StringType(), required=True),
     NestedField(2, "source", StringType(), required=True),

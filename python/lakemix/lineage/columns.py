@@ -19,6 +19,7 @@ from sqlglot.errors import SqlglotError
 from sqlglot.lineage import Node, lineage
 from sqlglot.schema import Schema, ensure_schema
 
+from lakemix import tables
 from lakemix.lineage.project import LineageError, Project, Relation
 
 DIALECT = "duckdb"
@@ -174,7 +175,7 @@ def column_lineage(project: Project, column: str) -> ColumnLineage:
     parts = column.split(".")
     if len(parts) != 3 or not all(parts):
         raise LineageError(
-            f"expected <schema>.<table>.<column> (e.g. marts.fct_clean_documents.text), "
+            f"expected <schema>.<table>.<column> (e.g. {tables.CLEAN_DOCUMENTS}.text), "
             f"got {column!r}"
         )
     schema, table, name = parts
@@ -184,7 +185,7 @@ def column_lineage(project: Project, column: str) -> ColumnLineage:
         hint = (
             "; a mix is in the manifest only after dbt ran with the var lakemix_mix "
             "(`lakemix mix build NAME` or `lakemix docs --mix NAME`)"
-            if table.startswith("mix_")
+            if tables.mix_of_any(table) is not None
             else ""
         )
         raise LineageError(f"no table {schema}.{table}; tables in {schema}: {known}{hint}")

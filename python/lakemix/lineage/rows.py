@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from lakemix import tables
 from lakemix.catalog import catalog as open_catalog
 from lakemix.lineage.project import LineageError
 from lakemix.settings import Settings
@@ -16,19 +17,19 @@ if TYPE_CHECKING:
 
 # Each step: a title, the table, and the columns shown for the document.
 STEPS = (
-    ("language", "intermediate.int_documents_language_scored", "language, script, language_score"),
-    ("quality", "intermediate.int_documents_quality_filtered", "is_kept, failed_rules"),
+    ("language", tables.LANGUAGE_SCORED, "language, script, language_score"),
+    ("quality", tables.QUALITY_FILTERED, "is_kept, failed_rules"),
     (
         "deduplication",
-        "intermediate.int_documents_deduplicated",
+        tables.DEDUPLICATED,
         "cluster_id, cluster_size, cluster_kind, is_cluster_kept, kept_document_id, duplicate_kind",
     ),
     (
         "redaction",
-        "intermediate.int_documents_pii_redacted",
+        tables.PII_REDACTED,
         "pii_email_count, pii_ip_address_count, pii_phone_number_count, pii_credit_card_count",
     ),
-    ("tokens", "intermediate.int_documents_tokenized", "tokenizer, token_count"),
+    ("tokens", tables.TOKENIZED, "tokenizer, token_count"),
 )
 RAW_COLUMNS = (
     'source, url, file, file_sha256, "offset", line_number, ingest_id, ingested_at, '
@@ -50,7 +51,7 @@ def _one(conn: duckdb.DuckDBPyConnection, sql: str, document_id: str) -> dict[st
 
 
 def _ingest_snapshot(catalog: Catalog, ingest_id: str) -> int | None:
-    table = catalog.load_table("raw.documents")
+    table = catalog.load_table(tables.RAW_DOCUMENTS)
     for snapshot in table.metadata.snapshots:
         extra = snapshot.summary.additional_properties if snapshot.summary else {}
         if extra.get("lakemix.ingest_id") == ingest_id:
@@ -82,7 +83,8 @@ def document_lineage(document_id: str, *, settings: Settings | None = None) -> d
 def _lineage(
     conn: duckdb.DuckDBPyConnection, catalog: Catalog, settings: Settings, document_id: str
 ) -> dict[str, Any]:
-    raw = _one(conn, f"select {RAW_COLUMNS} from raw.documents where document_id = ?", document_id)
+    sql = f"select {RAW_COLUMNS} from {tables.RAW_DOCUMENTS} where document_id = ?"
+    raw = _one(conn, sql, document_id)
     if raw is None:
         raise LineageError(f"no raw document has id {document_id!r}")
     raw["ingest_snapshot_id"] = _ingest_snapshot(catalog, raw["ingest_id"])
@@ -90,38 +92,35 @@ def _lineage(
     for title, table, columns in STEPS:
         sql = f"select {columns} from {table} where document_id = ?"
         found[title] = _one(conn, sql, document_id)
-    clean = _one(conn, "select 1 from marts.fct_clean_documents where document_id = ?", document_id)
+    sql = f"select 1 from {tables.CLEAN_DOCUMENTS} where document_id = ?"
+    clean = _one(conn, sql, document_id)
     rejected = _one(
         conn,
-        "select failed_rule_names, duplicate_of_document_id from marts.fct_document_rejections "
-        "where document_id = ?",
+        "select failed_rule_names, duplicate_of_document_id "
+        f"from {tables.DOCUMENT_REJECTIONS} where document_id = ?",
         document_id,
     )
     found["outcome"] = "clean" if clean else ({"rejected": rejected} if rejected else "not built")
-    mixes = sorted(
-        name
-        for (namespace, name) in catalog.list_tables("marts")
-        if name.startswith("mix_") and not name.endswith("_languages")
-    )
+    names = (tables.mix_of(name) for _, name in catalog.list_tables(tables.MARTS))
+    mixes = sorted(name for name in names if name is not None)
     found["mixes"] = {
-        name.removeprefix("mix_"): _one(
+        mix: _one(
             conn,
-            f"select repeat_count, split from marts.{name} where document_id = ?",
+            f"select repeat_count, split from {tables.mix_table(mix)} where document_id = ?",
             document_id,
         )
-        for name in mixes
+        for mix in mixes
     }
     found["releases"] = []
     for manifest in list_releases(settings):
-        mix = catalog.load_table(f"marts.mix_{manifest['mix']}")
+        mix = catalog.load_table(tables.mix_table(manifest.mix))
         member = _one(
             conn,
-            f"select repeat_count, split from {scan_at(mix, manifest['tag'])} "
-            "where document_id = ?",
+            f"select repeat_count, split from {scan_at(mix, manifest.tag)} where document_id = ?",
             document_id,
         )
         if member:
-            found["releases"].append({"tag": manifest["tag"], "mix": manifest["mix"], **member})
+            found["releases"].append({"tag": manifest.tag, "mix": manifest.mix, **member})
     return found
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -21,6 +21,10 @@ from lakemix.loader.weights import WeightHistory, weight_vector
 from lakemix.mix.schedule import Groups
 from lakemix.mix.spec import MixSpec, MixSpecError, parse
 from lakemix.settings import Settings
+from lakemix.tables import CLEAN_DOCUMENTS
+
+if TYPE_CHECKING:
+    from lakemix.versions.manifest import Manifest
 
 
 @dataclass(frozen=True)
@@ -44,20 +48,18 @@ class DynamicMix:
         return np.flatnonzero(self.group_of_row == group).astype(np.int64)
 
 
-def released_spec(manifest: Mapping[str, Any]) -> MixSpec | None:
+def released_spec(manifest: Manifest) -> MixSpec | None:
     """The mix file as the release recorded it (None if the manifest holds no copy)."""
     import yaml
 
-    path = f"mixes/{manifest['mix']}.yml"
-    text = (manifest.get("config_files") or {}).get(path)
+    path = f"mixes/{manifest.mix}.yml"
+    text = manifest.config_files.get(path)
     if text is None:
         return None
-    return parse(yaml.safe_load(text), f"{path} of release {manifest['tag']}")
+    return parse(yaml.safe_load(text), f"{path} of release {manifest.tag}")
 
 
-def labels(
-    store: TokenStore, manifest: Mapping[str, Any], by: str, settings: Settings
-) -> list[str]:
+def labels(store: TokenStore, manifest: Manifest, by: str, settings: Settings) -> list[str]:
     """The value of column ``by`` of ``marts.fct_clean_documents`` for each stored document
     (``language`` is in the store; another column is read at the release's pinned snapshot).
 
@@ -70,12 +72,12 @@ def labels(
     from lakemix.duck import connect
     from lakemix.iceberg.views import scan_sql
 
-    clean = "marts.fct_clean_documents"
+    clean = CLEAN_DOCUMENTS
     table = catalog(settings).load_table(clean)
     columns = [f.name for f in table.schema().fields]
     if by not in columns:
         raise MixSpecError(f"groups.by: {clean} has no column {by!r}; its columns: {columns}")
-    scan = scan_sql(table, int(manifest["snapshots"][clean]["snapshot_id"]))
+    scan = scan_sql(table, int(manifest.snapshots[clean].snapshot_id))
     conn = connect(settings=settings, extensions=("avro", "iceberg"))
     try:
         ids = store._column("document_id")
@@ -92,7 +94,7 @@ def labels(
 
 def dynamic_mix(
     store: TokenStore,
-    manifest: Mapping[str, Any],
+    manifest: Manifest,
     settings: Settings,
     *,
     by: str | None = None,

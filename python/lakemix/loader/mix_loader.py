@@ -6,7 +6,7 @@ import copy
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from lakemix.loader.boundaries import check_extra_fields
 from lakemix.loader.ranks import check_process_group, find_ranks
@@ -14,6 +14,10 @@ from lakemix.loader.reader import TokenStore
 from lakemix.loader.schedule import Cursor, Schedule
 from lakemix.loader.workers import close_at_exit, forget, stop_workers
 from lakemix.settings import Settings
+
+if TYPE_CHECKING:
+    from lakemix.versions.manifest import Manifest
+
 
 STATE_FORMAT = 1
 SPLITS = ("train", "validation")
@@ -30,8 +34,8 @@ class Position:
 
 
 def resolve_release(
-    mix: str, tag: str | None, settings: Settings, built: dict[str, Any] | None = None
-) -> dict[str, Any]:
+    mix: str, tag: str | None, settings: Settings, built: Manifest | None = None
+) -> Manifest:
     """The manifest of release ``tag`` of ``mix`` (the newest release of the mix when None);
     ``built``: the tag's manifest beside its token store, when the caller has read it.
 
@@ -43,17 +47,17 @@ def resolve_release(
     from lakemix.versions import ReleaseError, get_release, list_releases
 
     if tag is None:
-        mine = [m for m in list_releases(settings) if m["mix"] == mix]
+        mine = [m for m in list_releases(settings) if m.mix == mix]
         if not mine:
-            mixes = sorted({m["mix"] for m in list_releases(settings)})
+            mixes = sorted({m.mix for m in list_releases(settings)})
             raise ReleaseError(
                 f"no release of mix {mix!r} (released mixes: {', '.join(mixes) or 'none'}); "
                 f"run `lakemix release {mix} --tag TAG` first"
             )
         return mine[-1]
     manifest = built or built_manifest(tag, settings) or get_release(tag, settings)
-    if manifest["mix"] != mix:
-        raise ValueError(f"release {tag!r} is of mix {manifest['mix']!r}, not {mix!r}")
+    if manifest.mix != mix:
+        raise ValueError(f"release {tag!r} is of mix {manifest.mix!r}, not {mix!r}")
     return manifest
 
 
@@ -146,7 +150,7 @@ class MixLoader:
         finally:
             if preload is not None:
                 preload.close()
-        self.mix, self.tag, self.split = mix, str(self.manifest["tag"]), split
+        self.mix, self.tag, self.split = mix, self.manifest.tag, split
         self.seq_len, self.batch_size, self.seed = seq_len, batch_size, seed
         self.rank, self.world_size = rank, world_size
         self.num_workers, self.worker_method = num_workers, worker_method
@@ -187,8 +191,8 @@ class MixLoader:
 
     def _splits(self) -> str:
         counts: dict[str, int] = {}
-        for row in self.manifest.get("stats", []):
-            counts[row["split"]] = counts.get(row["split"], 0) + int(row["samples"])
+        for row in self.manifest.stats:
+            counts[row.split] = counts.get(row.split, 0) + row.samples
         return ", ".join(f"{k} {v} samples" for k, v in sorted(counts.items())) or "none"
 
     def _check_groups(self) -> None:

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import orjson
@@ -22,6 +22,9 @@ from lakemix.loader.order import epoch_order
 from lakemix.loader.reader import TokenStore
 from lakemix.loader.schedule import Schedule
 from lakemix.settings import Settings
+
+if TYPE_CHECKING:
+    from lakemix.versions.manifest import Manifest
 
 RUN_RECORD = "run.json"
 
@@ -54,7 +57,7 @@ def started(states: Sequence[Mapping[str, Any]], total: int) -> tuple[int, np.nd
 def write_run_record(
     directory: str | Path,
     *,
-    manifest: Mapping[str, Any],
+    manifest: Manifest,
     states: Sequence[Mapping[str, Any]],
     store: TokenStore,
     extra: Mapping[str, Any] | None = None,
@@ -92,12 +95,12 @@ def write_run_record(
         seen, more = epoch * total + int(mask.sum()), {}
     record = {
         "written_at": datetime.now(UTC).isoformat(),
-        "tag": manifest["tag"],
-        "mix": manifest["mix"],
-        "checksum": manifest["checksum"],
+        "tag": manifest.tag,
+        "mix": manifest.mix,
+        "checksum": manifest.checksum,
         "split": first["split"],
         "seed": first["seed"],
-        "snapshots": {k: v["snapshot_id"] for k, v in manifest["snapshots"].items()},
+        "snapshots": {k: v.snapshot_id for k, v in manifest.snapshots.items()},
         "samples_seen": seen,
         "loader": sorted((dict(s) for s in states), key=lambda s: int(s["rank"])),
         **more,
@@ -136,9 +139,9 @@ def run_documents(
     settings = settings or Settings.from_env()
     record = read_run_record(directory)
     manifest = resolve_release(record["mix"], record["tag"], settings)
-    if manifest["checksum"] != record["checksum"]:
+    if manifest.checksum != record["checksum"]:
         raise RunRecordError(
-            f"release {record['tag']} has checksum {manifest['checksum']}, the run read "
+            f"release {record['tag']} has checksum {manifest.checksum}, the run read "
             f"{record['checksum']}: not the release this run read"
         )
     store = TokenStore(build_store(manifest, record["split"], settings))

@@ -19,11 +19,12 @@ import os
 import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 
+from lakemix import tables
 from lakemix.iceberg.missing import missing_files
 from lakemix.loader.order import document_key
 from lakemix.settings import Settings
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
 
     import duckdb
 
+    from lakemix.versions.manifest import Manifest
+
 SCHEMA = pa.schema(
     [
         ("document_id", pa.string()),
@@ -43,7 +46,6 @@ SCHEMA = pa.schema(
         ("token_ids", pa.list_(pa.int32())),
     ]
 )
-CLEAN = "marts.fct_clean_documents"
 # Documents per batch read: bounds the text and ids held at once while building.
 BATCH_ROWS = 2048
 # The DuckDB extensions that iceberg_scan needs (avro reads Iceberg's manifests).
@@ -57,36 +59,47 @@ def end_of_text(encoding: str) -> int:
     return int(_tokenizer(encoding).eot_token)
 
 
-def tokenizer_of(manifest: dict[str, Any]) -> str:
+def tokenizer_of(manifest: Manifest) -> str:
     """The encoding the release's mix counted tokens with."""
-    encoding = str((manifest.get("vars") or {}).get("lakemix_tokenizer") or DEFAULT_ENCODING)
+    encoding = manifest.tokenizer or DEFAULT_ENCODING
     if encoding not in ENCODINGS:
-        raise ValueError(f"release {manifest['tag']} uses unknown tokenizer {encoding!r}")
+        raise ValueError(f"release {manifest.tag} uses unknown tokenizer {encoding!r}")
     return encoding
 
 
 def store_path(
-    manifest: dict[str, Any], split: str, settings: Settings, *, encoding: str | None = None
+    manifest: Manifest, split: str, settings: Settings, *, encoding: str | None = None
 ) -> Path:
     """Where the token store of ``split`` of the release lives (tokenized with ``encoding``,
     by default the release's own tokenizer)."""
     encoding = encoding or tokenizer_of(manifest)
-    name = f"{manifest['tag']}-{manifest['checksum'][:16]}-{split}-{encoding}.arrow"
+    name = f"{manifest.tag}-{manifest.checksum[:16]}-{split}-{encoding}.arrow"
     return settings.home / "loader" / name
 
 
-def _json_copy(tag: str, settings: Settings) -> dict[str, Any] | None:
-    """The JSON copy of release ``tag``'s manifest (``<home>/releases/<tag>.json``), if any."""
+def _json_copy(tag: str, settings: Settings) -> Manifest | None:
+    """The JSON copy of release ``tag``'s manifest (``<home>/releases/<tag>.json``), if any.
+
+    Raises:
+        lakemix.versions.ManifestError: The file is not a release manifest (names the key).
+    """
     import orjson
+
+    from lakemix.versions.manifest import ManifestError, parse_manifest
 
     path = settings.home / "releases" / f"{tag}.json"
     if not path.is_file():
         return None
-    manifest: dict[str, Any] = orjson.loads(path.read_bytes())
-    return manifest
+    try:
+        document = orjson.loads(path.read_bytes())
+    except orjson.JSONDecodeError as exc:
+        raise ManifestError(
+            f"{path}: not JSON ({exc}); delete it to read the release from the catalog"
+        ) from None
+    return parse_manifest(document, str(path))
 
 
-def built_manifest(tag: str, settings: Settings) -> dict[str, Any] | None:
+def built_manifest(tag: str, settings: Settings) -> Manifest | None:
     """The manifest of release ``tag`` if a store of it was built already, else None.
 
     Read from the JSON copy the release wrote (``<home>/releases/<tag>.json``), without opening
@@ -94,7 +107,7 @@ def built_manifest(tag: str, settings: Settings) -> dict[str, Any] | None:
     never changes, so this saves a loader's start-up the catalog round trip (about 2 s).
     """
     manifest = _json_copy(tag, settings)
-    if manifest is None or manifest.get("tag") != tag or "checksum" not in manifest:
+    if manifest is None or manifest.tag != tag:
         return None
     prefix = store_path(manifest, "train", settings).name.rsplit("-", 2)[0]
     if not any((settings.home / "loader").glob(f"{prefix}-*.arrow")):
@@ -157,7 +170,7 @@ def preload_hint(tag: str | None, settings: Settings) -> str:
 
 
 def _batches(
-    manifest: dict[str, Any], split: str, settings: Settings, preload: Preload | None
+    manifest: Manifest, split: str, settings: Settings, preload: Preload | None
 ) -> Iterator[pa.RecordBatch]:
     """The split's documents with their text, streamed through ibis (over the DuckDB
     connection, preloaded or new) from the pinned snapshots."""
@@ -166,21 +179,21 @@ def _batches(
     from lakemix.catalog import catalog
     from lakemix.iceberg.views import scan_sql
 
-    mix_table = f"marts.mix_{manifest['mix']}"
-    snapshots = manifest["snapshots"]
-    for name in (mix_table, CLEAN):
+    mix_table = tables.mix_table(manifest.mix)
+    snapshots = manifest.snapshots
+    for name in (mix_table, tables.CLEAN_DOCUMENTS):
         if name not in snapshots:
-            raise ValueError(f"release {manifest['tag']} pins no snapshot of {name}")
+            raise ValueError(f"release {manifest.tag} pins no snapshot of {name}")
     raw = preload.connection() if preload is not None else _connect(settings)
     try:
         con = ibis.duckdb.from_connection(raw)
         cat = catalog(settings)
         scans = {
-            name: scan_sql(cat.load_table(name), int(snapshots[name]["snapshot_id"]))
-            for name in (mix_table, CLEAN)
+            name: scan_sql(cat.load_table(name), snapshots[name].snapshot_id)
+            for name in (mix_table, tables.CLEAN_DOCUMENTS)
         }
         mix = con.sql(f"select * from {scans[mix_table]}")
-        clean = con.sql(f"select * from {scans[CLEAN]}")
+        clean = con.sql(f"select * from {scans[tables.CLEAN_DOCUMENTS]}")
         rows = mix.filter((mix.split == split) & (mix.repeat_count > 0)).select(
             "document_id", "language", "repeat_count"
         )
@@ -192,7 +205,7 @@ def _batches(
 
 
 def build_store(
-    manifest: dict[str, Any],
+    manifest: Manifest,
     split: str,
     settings: Settings,
     *,
@@ -217,7 +230,7 @@ def build_store(
     eot = end_of_text(encoding)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
-    metadata = {"tag": manifest["tag"], "split": split, "tokenizer": encoding, "eot": str(eot)}
+    metadata = {"tag": manifest.tag, "split": split, "tokenizer": encoding, "eot": str(eot)}
     try:
         with (
             missing_files(),  # a lost file of the release's tables: one line, not a trace

@@ -15,6 +15,7 @@ import orjson
 
 from lakemix.errors import LakemixError
 from lakemix.settings import target_path
+from lakemix.tables import mix_languages_model, mix_model, mix_table
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -42,7 +43,7 @@ def from_manifest(name: str, target: Path | None = None) -> list[str]:
     for unique_id, versions in manifest.get("disabled", {}).items():
         nodes.setdefault(unique_id, versions[0])
     nodes.update(manifest["nodes"])
-    renamed = {MIX_MODELS[0]: f"mix_{name}", MIX_MODELS[1]: f"mix_{name}_languages"}
+    renamed = {MIX_MODELS[0]: mix_model(name), MIX_MODELS[1]: mix_languages_model(name)}
     tables, seen, todo = set(), set(), list(MIX_MODELS)
     while todo:
         unique_id = todo.pop()
@@ -73,7 +74,7 @@ def record(catalog: Catalog, name: str, target: Path | None = None) -> list[str]
             with table.transaction() as tx:
                 tx.set_properties({PROPERTY: value})
 
-    commit_with_retry(catalog, f"marts.mix_{name}", attempt)
+    commit_with_retry(catalog, mix_table(name), attempt)
     return tables
 
 

@@ -15,12 +15,10 @@ from lakemix.dbt.runner import run_dbt
 from lakemix.mix.plan import MixPlan
 from lakemix.mix.spec import MixSpec, MixSpecError
 from lakemix.settings import Settings, project_root
+from lakemix.tables import CLEAN_DOCUMENTS, MIX_PLANS
 
 if TYPE_CHECKING:
     from pyiceberg.table import Table
-
-PLANS = "meta.mix_plans"
-CLEAN = "marts.fct_clean_documents"
 
 
 def mixes_directory() -> Path:
@@ -40,9 +38,9 @@ def available_tokens(
 
     settings = settings or Settings.from_env()
     try:
-        table = open_catalog(settings).load_table(CLEAN)
+        table = open_catalog(settings).load_table(CLEAN_DOCUMENTS)
     except NoSuchTableError:
-        raise MixSpecError(f"{CLEAN} does not exist yet: run `dbt build` first") from None
+        raise MixSpecError(f"{CLEAN_DOCUMENTS} does not exist yet: run `dbt build` first") from None
     conn = duck.connect(settings=settings)
     factor = (
         "1"
@@ -82,11 +80,11 @@ def column_tokens(spec: MixSpec, settings: Settings | None = None) -> dict[str, 
     if spec.groups is None or spec.groups.by in ("language", "source_id"):
         return None
     settings = settings or Settings.from_env()
-    table = open_catalog(settings).load_table(CLEAN)
+    table = open_catalog(settings).load_table(CLEAN_DOCUMENTS)
     columns = [f.name for f in table.schema().fields]
     if spec.groups.by not in columns:
         raise MixSpecError(
-            f"mix {spec.name}: groups.by: {CLEAN} has no column {spec.groups.by!r}; "
+            f"mix {spec.name}: groups.by: {CLEAN_DOCUMENTS} has no column {spec.groups.by!r}; "
             f"its columns: {', '.join(columns)}"
         )
     score = (
@@ -154,7 +152,7 @@ def write_plan(plan: MixPlan, settings: Settings | None = None) -> None:
         ]
     )
     catalog = open_catalog(settings)
-    ensure_table(catalog, PLANS, schema)
+    ensure_table(catalog, MIX_PLANS, schema)
 
     def attempt(table: Table) -> None:
         with table.transaction() as tx, warnings.catch_warnings():
@@ -162,7 +160,7 @@ def write_plan(plan: MixPlan, settings: Settings | None = None) -> None:
             tx.delete(f"mix_name == '{spec.name}'")  # the name is validated: [a-z][a-z0-9_]*
             tx.append(pa.Table.from_pylist(rows, schema=schema))
 
-    commit_with_retry(catalog, PLANS, attempt)
+    commit_with_retry(catalog, MIX_PLANS, attempt)
 
 
 def build_arguments(spec: MixSpec) -> list[str]:

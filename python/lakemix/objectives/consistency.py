@@ -23,12 +23,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from lakemix.objectives.config import ConsistencyField
+from lakemix.tables import CLEAN_DOCUMENTS, DOCUMENT_REJECTIONS
 
 if TYPE_CHECKING:
     import duckdb
-
-CLEAN = "marts.fct_clean_documents"
-REJECTIONS = "marts.fct_document_rejections"
 
 
 @dataclass(frozen=True)
@@ -58,13 +56,14 @@ def population_sql(spec: ConsistencyField) -> str:
     if spec.name == "duplicate_rate" and spec.kind == "rate":
         # Of the documents that passed the rules: the share removed as duplicates.
         return f"""
-            select language, source_id, 0.0 as value from {CLEAN}
+            select language, source_id, 0.0 as value from {CLEAN_DOCUMENTS}
             union all
-            select language, source_id, 1.0 as value from {REJECTIONS}
+            select language, source_id, 1.0 as value from {DOCUMENT_REJECTIONS}
             where duplicate_of_document_id is not null
         """
     return f"""
-        select language, source_id, cast(({spec.expression}) as double) as value from {CLEAN}
+        select language, source_id, cast(({spec.expression}) as double) as value
+        from {CLEAN_DOCUMENTS}
     """
 
 

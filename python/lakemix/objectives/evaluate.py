@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from lakemix import tables
 from lakemix.objectives import consistency, validation
 from lakemix.objectives.config import ObjectiveConfigError, Objectives
 
@@ -42,8 +43,8 @@ def _completeness(conn: duckdb.DuckDBPyConnection, objectives: Objectives) -> li
             str(r[0])
             for r in conn.execute(
                 "select column_name from information_schema.columns "
-                "where table_schema = 'marts' and table_name = ?",
-                [model],
+                "where table_schema = ? and table_name = ?",
+                [tables.MARTS, model],
             ).fetchall()
         }
         if not present:
@@ -58,7 +59,7 @@ def _completeness(conn: duckdb.DuckDBPyConnection, objectives: Objectives) -> li
                     f"column {column!r} (it has {', '.join(sorted(present))})"
                 )
             row = conn.execute(
-                f'select count(*), count_if("{column}" is null) from marts."{model}"'
+                f'select count(*), count_if("{column}" is null) from {tables.MARTS}."{model}"'
             ).fetchone()
             total, missing = (int(v or 0) for v in row) if row else (0, 0)
             share = missing / total if total else 0.0
@@ -116,7 +117,7 @@ def accuracy(
         return None
     found = validation.measure(
         conn,
-        f"marts.mix_{mix}",
+        tables.mix_table(mix),
         min_good_share=spec.min_good_share,
         confidence=spec.confidence,
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from lakemix import tables
 from lakemix.objectives import validation
 from lakemix.objectives.config import Objectives
 from lakemix.objectives.evaluate import ObjectiveResult, accuracy, evaluate
@@ -31,11 +32,11 @@ BUILD_METRICS = {
 def built_mixes(conn: duckdb.DuckDBPyConnection) -> list[str]:
     """Names of the mixes built in the session (``marts.mix_<name>``, not their languages)."""
     rows = conn.execute(
-        "select table_name from information_schema.tables where table_schema = 'marts' "
-        "and table_name like 'mix\\_%' escape '\\' and table_name not like '%\\_languages' "
-        "escape '\\' order by table_name"
+        "select table_name from information_schema.tables where table_schema = ? "
+        "order by table_name",
+        [tables.MARTS],
     ).fetchall()
-    return [str(r[0]).removeprefix("mix_") for r in rows]
+    return [mix for r in rows if (mix := tables.mix_of(str(r[0]))) is not None]
 
 
 def _row(result: ObjectiveResult, documents: int | None) -> dict[str, Any]:

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import TYPE_CHECKING
 
+from lakemix.tables import CLEAN_DOCUMENTS, REVIEW_VERDICTS, split
+
 if TYPE_CHECKING:
     import duckdb
-
-VERDICTS_TABLE = "meta.review_verdicts"
 
 
 def z_score(confidence: float) -> float:
@@ -78,8 +78,8 @@ class Validation:
 def has_verdicts(conn: duckdb.DuckDBPyConnection) -> bool:
     """Whether the session has the ``meta.review_verdicts`` view (nothing recorded yet: no)."""
     row = conn.execute(
-        "select count(*) from information_schema.tables "
-        "where table_schema = 'meta' and table_name = 'review_verdicts'"
+        "select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
+        list(split(REVIEW_VERDICTS)),
     ).fetchone()
     return bool(row and row[0])
 
@@ -88,7 +88,8 @@ def verdict_columns(conn: duckdb.DuckDBPyConnection) -> set[str]:
     """Columns of ``meta.review_verdicts`` (older tables lack ``content_md5``)."""
     rows = conn.execute(
         "select column_name from information_schema.columns "
-        "where table_schema = 'meta' and table_name = 'review_verdicts'"
+        "where table_schema = ? and table_name = ?",
+        list(split(REVIEW_VERDICTS)),
     ).fetchall()
     return {str(r[0]) for r in rows}
 
@@ -103,7 +104,7 @@ def document_verdicts_sql(mix_relation: str, columns: set[str]) -> str:
         ),
         latest_per_reviewer as (
             select document_id, reviewer, verdict, {md5} as content_md5
-            from meta.review_verdicts as v
+            from {REVIEW_VERDICTS} as v
             where document_id in (select document_id from mix_documents)
             qualify row_number() over (
                 partition by document_id, reviewer order by labeled_at desc
@@ -115,7 +116,7 @@ def document_verdicts_sql(mix_relation: str, columns: set[str]) -> str:
                 l.verdict,
                 l.content_md5 is null or l.content_md5 = md5(c.text) as is_current
             from latest_per_reviewer as l
-            inner join marts.fct_clean_documents as c using (document_id)
+            inner join {CLEAN_DOCUMENTS} as c using (document_id)
         )
         select
             document_id,

@@ -224,10 +224,10 @@ def review_pull_command(project: str) -> None:
     """Record a Label Studio project's annotations in meta.review_verdicts (only what changed:
     pulling twice records nothing more)."""
     from lakemix.catalog import catalog
-    from lakemix.objectives.validation import VERDICTS_TABLE
     from lakemix.quality import review
     from lakemix.quality.label_studio import verdicts_of
     from lakemix.settings import Settings
+    from lakemix.tables import REVIEW_VERDICTS
 
     server = _label_studio()
     verdicts = verdicts_of(server.export(server.project(project, create=False)))
@@ -235,7 +235,7 @@ def review_pull_command(project: str) -> None:
     reviewers = len({v.reviewer for v in verdicts})
     click.echo(
         f"{len(verdicts)} verdicts by {reviewers} reviewers in {project!r}; recorded {count} new "
-        f"or changed in {VERDICTS_TABLE}"
+        f"or changed in {REVIEW_VERDICTS}"
     )
 
 
@@ -258,9 +258,9 @@ def review_pull_command(project: str) -> None:
 def review_label_command(csv_path: Path | None, sample_path: Path | None, reviewer: str) -> None:
     """Record verdicts in the Iceberg table meta.review_verdicts, from a CSV or a prompt."""
     from lakemix.catalog import catalog
-    from lakemix.objectives.validation import VERDICTS_TABLE
     from lakemix.quality import review
     from lakemix.settings import Settings
+    from lakemix.tables import REVIEW_VERDICTS
 
     settings = Settings.from_env()
     if csv_path is not None:
@@ -270,7 +270,7 @@ def review_label_command(csv_path: Path | None, sample_path: Path | None, review
             sample_path or review.default_sample_path(settings, 0), reviewer
         )
     count = review.record(catalog(settings), verdicts)
-    click.echo(f"recorded {count} verdicts by {reviewer} in {VERDICTS_TABLE}")
+    click.echo(f"recorded {count} verdicts by {reviewer} in {REVIEW_VERDICTS}")
 
 
 def _prompt_verdicts(path: Path, reviewer: str) -> list[Verdict]:

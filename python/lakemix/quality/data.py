@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from lakemix import tables
 
 if TYPE_CHECKING:
     import duckdb
@@ -23,7 +24,6 @@ SIGNALS = (
     "newline_word_ratio",
 )
 BINS = 30
-MIX_LANGUAGES = re.compile(r"mix_(\w+)_languages")
 
 
 @dataclass
@@ -55,19 +55,28 @@ def _one(conn: duckdb.DuckDBPyConnection, sql: str) -> int:
     return int(row[0] or 0) if row else 0
 
 
+def _exists(conn: duckdb.DuckDBPyConnection, relation: str) -> bool:
+    row = conn.execute(
+        "select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
+        list(tables.split(relation)),
+    ).fetchone()
+    return bool(row and row[0])
+
+
 def summary(conn: duckdb.DuckDBPyConnection) -> dict[str, int]:
     """Documents at each stage: raw, quarantined, rejected by rules, duplicates, clean."""
     rejected = conn.execute(
         "select count_if(duplicate_of_document_id is null), "
-        "count_if(duplicate_of_document_id is not null) from marts.fct_document_rejections"
+        f"count_if(duplicate_of_document_id is not null) from {tables.DOCUMENT_REJECTIONS}"
     ).fetchone() or (0, 0)
+    clean = tables.CLEAN_DOCUMENTS
     return {
-        "raw_documents": _one(conn, "select count(*) from raw.documents"),
-        "quarantined_records": _one(conn, "select count(*) from raw.quarantine"),
+        "raw_documents": _one(conn, f"select count(*) from {tables.RAW_DOCUMENTS}"),
+        "quarantined_records": _one(conn, f"select count(*) from {tables.RAW_QUARANTINE}"),
         "rejected_by_rules": int(rejected[0]),
         "removed_duplicates": int(rejected[1]),
-        "clean_documents": _one(conn, "select count(*) from marts.fct_clean_documents"),
-        "clean_tokens": _one(conn, "select sum(token_count) from marts.fct_clean_documents"),
+        "clean_documents": _one(conn, f"select count(*) from {clean}"),
+        "clean_tokens": _one(conn, f"select sum(token_count) from {clean}"),
     }
 
 
@@ -76,7 +85,7 @@ def rule_rejections(conn: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     return _rows(
         conn,
         "select rule, count(*) as documents from (select unnest(failed_rule_names) as rule "
-        "from marts.fct_document_rejections) group by rule order by documents desc, rule",
+        f"from {tables.DOCUMENT_REJECTIONS}) group by rule order by documents desc, rule",
     )
 
 
@@ -84,14 +93,14 @@ def rule_language_rejections(conn: duckdb.DuckDBPyConnection) -> list[dict[str, 
     """Per rule and language: documents failing it, of all documents of that language."""
     return _rows(
         conn,
-        """
+        f"""
         with per_language as (
             select language, count(*) as language_documents
-            from intermediate.int_documents_language_scored group by language
+            from {tables.LANGUAGE_SCORED} group by language
         ),
         failed as (
             select language, unnest(failed_rule_names) as rule
-            from marts.fct_document_rejections
+            from {tables.DOCUMENT_REJECTIONS}
         )
         select
             failed.rule,
@@ -116,16 +125,16 @@ def signal_histograms(conn: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     table = conn.execute(
         f"""
         select filtered.is_kept, languages.language_score, {columns}
-        from intermediate.int_documents_quality_scored as signals
-        inner join intermediate.int_documents_quality_filtered as filtered
+        from {tables.QUALITY_SCORED} as signals
+        inner join {tables.QUALITY_FILTERED} as filtered
             on signals.document_id = filtered.document_id
-        inner join intermediate.int_documents_language_scored as languages
+        inner join {tables.LANGUAGE_SCORED} as languages
             on signals.document_id = languages.document_id
         """
     ).to_arrow_table()
     thresholds = conn.execute(
-        "select signal, list(distinct threshold order by threshold) from seeds.quality_thresholds "
-        "where language = '*' group by signal"
+        "select signal, list(distinct threshold order by threshold) "
+        f"from {tables.QUALITY_THRESHOLDS} where language = '*' group by signal"
     ).fetchall()
     by_signal = {signal: [float(t) for t in values] for signal, values in thresholds}
     kept = np.asarray(table.column("is_kept").to_pylist(), dtype=bool)
@@ -166,17 +175,18 @@ def mixes(conn: duckdb.DuckDBPyConnection) -> dict[str, list[dict[str, Any]]]:
     names = [
         row[0]
         for row in conn.execute(
-            "select table_name from information_schema.tables where table_schema = 'marts' "
-            "order by table_name"
+            "select table_name from information_schema.tables where table_schema = ? "
+            "order by table_name",
+            [tables.MARTS],
         ).fetchall()
     ]
     out = {}
     for name in names:
-        match = MIX_LANGUAGES.fullmatch(name)
-        if match:
-            out[match.group(1)] = _rows(
+        mix = tables.mix_of_languages(name)
+        if mix is not None:
+            out[mix] = _rows(
                 conn,
-                f'select language, target_share, realized_share from marts."{name}" '
+                f'select language, target_share, realized_share from {tables.MARTS}."{name}" '
                 "order by target_share desc, language",
             )
     return out
@@ -189,20 +199,21 @@ def test_results(conn: duckdb.DuckDBPyConnection) -> dict[str, Any]:
         row[0]
         for row in conn.execute(
             "select column_name from information_schema.columns "
-            "where table_schema = 'meta' and table_name = 'build_stats'"
+            "where table_schema = ? and table_name = ?",
+            list(tables.split(tables.BUILD_STATS)),
         ).fetchall()
     }
     if not columns:
         return {}
     last = _rows(
         conn,
-        "select invocation_id, cast(recorded_at as varchar) as recorded_at from meta.build_stats "
-        "order by recorded_at desc, invocation_id limit 1",
+        "select invocation_id, cast(recorded_at as varchar) as recorded_at "
+        f"from {tables.BUILD_STATS} order by recorded_at desc, invocation_id limit 1",
     )
     if not last:
         return {}
     counts = conn.execute(
-        "select dimension, document_count from meta.build_stats "
+        f"select dimension, document_count from {tables.BUILD_STATS} "
         "where invocation_id = ? and metric = 'tests' order by dimension",
         [last[0]["invocation_id"]],
     ).fetchall()
@@ -210,7 +221,7 @@ def test_results(conn: duckdb.DuckDBPyConnection) -> dict[str, Any]:
         return {**last[0], "counts": {k: int(v) for k, v in counts}, "not_passed": []}
     not_passed = _rows(
         conn,
-        """
+        f"""
         select test, status, failures, recorded_at from (
             select
                 dimension as test,
@@ -218,7 +229,7 @@ def test_results(conn: duckdb.DuckDBPyConnection) -> dict[str, Any]:
                 document_count as failures,
                 cast(recorded_at as varchar) as recorded_at,
                 row_number() over (partition by dimension order by recorded_at desc) as latest
-            from meta.build_stats
+            from {tables.BUILD_STATS}
             where metric = 'test_status'
         )
         where latest = 1 and status != 'pass'
@@ -234,24 +245,20 @@ KEPT = "(kept: passed every filter)"
 def precision(conn: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     """Per filter: reviewed documents it rejected, how many reviewers call bad, and that share
     (its precision); for kept documents, the share reviewers call good. Latest verdict wins."""
-    present = conn.execute(
-        "select count(*) from information_schema.tables "
-        "where table_schema = 'meta' and table_name = 'review_verdicts'"
-    ).fetchone()
-    if not present or not present[0]:
+    if not _exists(conn, tables.REVIEW_VERDICTS):
         return []
     return _rows(
         conn,
         f"""
         with verdicts as (
             select document_id, arg_max(verdict, labeled_at) as verdict
-            from meta.review_verdicts group by document_id
+            from {tables.REVIEW_VERDICTS} group by document_id
         ),
         decisions as (
             select document_id, unnest(failed_rule_names) as rule
-            from marts.fct_document_rejections
+            from {tables.DOCUMENT_REJECTIONS}
             union all
-            select document_id, '{KEPT}' as rule from marts.fct_clean_documents
+            select document_id, '{KEPT}' as rule from {tables.CLEAN_DOCUMENTS}
         )
         select
             rule,
@@ -269,17 +276,13 @@ def precision(conn: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
 def agreement(conn: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     """Of the documents two or more reviewers judged (each one's latest verdict), how many got
     the same verdict from all of them; empty when there are none."""
-    present = conn.execute(
-        "select count(*) from information_schema.tables "
-        "where table_schema = 'meta' and table_name = 'review_verdicts'"
-    ).fetchone()
-    if not present or not present[0]:
+    if not _exists(conn, tables.REVIEW_VERDICTS):
         return {}
     row = conn.execute(
-        """
+        f"""
         with latest as (
             select document_id, reviewer, arg_max(verdict, labeled_at) as verdict
-            from meta.review_verdicts group by document_id, reviewer
+            from {tables.REVIEW_VERDICTS} group by document_id, reviewer
         ),
         per_document as (
             select document_id, count(*) as reviewers, count(distinct verdict) as verdicts
@@ -308,14 +311,14 @@ def collect(
         languages=_rows(
             conn,
             # every column: releases made before threshold_source existed lack it
-            "select * from marts.dim_languages order by raw_document_count desc, language",
+            f"select * from {tables.LANGUAGES} order by raw_document_count desc, language",
         ),
         rule_rejections=rule_rejections(conn),
         rule_language_rejections=rule_language_rejections(conn),
         signals=signal_histograms(conn),
         duplicate_clusters=_rows(
             conn,
-            "select cluster_size, count(*) as clusters from marts.dim_duplicate_clusters "
+            f"select cluster_size, count(*) as clusters from {tables.DUPLICATE_CLUSTERS} "
             "group by cluster_size order by cluster_size",
         ),
         mixes=mixes(conn),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from lakemix import tables
 from lakemix.objectives.config import parse_objectives
 from lakemix.objectives.evaluate import accuracy, evaluate
 from lakemix.objectives.per_build import BUILD_METRICS, built_mixes
@@ -22,7 +23,7 @@ def _declared(tag: str | None, settings: Settings) -> tuple[dict[str, Any], list
     mix built."""
     if tag is not None:
         manifest = get_release(tag, settings)
-        return manifest["vars"], [manifest["mix"]]
+        return dict(manifest.vars), [manifest.mix]
     root = project_root()
     if root is None:
         return {}, []
@@ -40,12 +41,12 @@ def _trend(tag: str | None, settings: Settings) -> dict[tuple[str, str], list[di
     """Per (objective, name): measured value in each release (up to ``tag``), oldest first."""
     trend: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for manifest in list_releases(settings):
-        for result in (manifest.get("objectives") or {}).get("results", []):
+        for result in manifest.objectives.get("results", []):
             key = (result["objective"], result["name"])
             trend.setdefault(key, []).append(
-                {"tag": manifest["tag"], "measured": result["measured"], "passed": result["passed"]}
+                {"tag": manifest.tag, "measured": result["measured"], "passed": result["passed"]}
             )
-        if manifest["tag"] == tag:
+        if manifest.tag == tag:
             break
     return trend
 
@@ -56,14 +57,14 @@ def _build_trend(
     """Per (objective, name): its value in each build that measured it (meta.build_stats),
     oldest first; ``measured`` is None where a build could not measure it."""
     present = conn.execute(
-        "select count(*) from information_schema.tables "
-        "where table_schema = 'meta' and table_name = 'build_stats'"
+        "select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
+        list(tables.split(tables.BUILD_STATS)),
     ).fetchone()
     if not present or not present[0]:
         return {}
     objective_of = {metric: objective for objective, metric in BUILD_METRICS.items()}
     rows = conn.execute(
-        "select metric, dimension, recorded_at, value from meta.build_stats "
+        f"select metric, dimension, recorded_at, value from {tables.BUILD_STATS} "
         "where list_contains(?, metric) order by recorded_at, metric, dimension",
         [list(objective_of)],
     ).fetchall()
@@ -86,7 +87,7 @@ def objective_rows(
     trend = _trend(tag, settings)
     builds_trend = _build_trend(conn)
     if tag is not None:
-        recorded = get_release(tag, settings).get("objectives") or {}
+        recorded = get_release(tag, settings).objectives
         results = list(recorded.get("results", []))
         reason = recorded.get("accepted_unvalidated")
     else:

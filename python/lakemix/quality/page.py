@@ -11,6 +11,7 @@ import orjson
 
 from lakemix.quality import svg
 from lakemix.quality.data import ReportData
+from lakemix.tables import BUILD_STATS
 
 DATA_ELEMENT_ID = "lakemix-report-data"
 TOP_LANGUAGES = 25
@@ -80,7 +81,7 @@ def _objectives(data: ReportData) -> str:
     note = (
         f"<p>{len(rows)} objectives, {failing} not met. Trend, oldest first: the value each "
         "release recorded, and the value of each of the last ten builds that measured it "
-        "(meta.build_stats; accuracy once verdicts exist; '-' not measured).</p>"
+        f"({BUILD_STATS}; accuracy once verdicts exist; '-' not measured).</p>"
     )
     return note + html_table(
         ("objective", "name", "target", "measured", "result", "trend", "detail"), rows
@@ -224,7 +225,7 @@ def _mixes(data: ReportData) -> str:
 
 def _tests(data: ReportData) -> str:
     if not data.tests:
-        return "<p>No build statistics yet (meta.build_stats is written by every dbt build).</p>"
+        return f"<p>No build statistics yet ({BUILD_STATS} is written by every dbt build).</p>"
     counts = ", ".join(f"{k}: {v}" for k, v in data.tests["counts"].items())
     head = (
         f"<p>Last dbt build {escape(data.tests['invocation_id'])} at "

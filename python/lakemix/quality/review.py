@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from lakemix import tables
 from lakemix.errors import LakemixError
 from lakemix.iceberg import commit_with_retry, ensure_table
-from lakemix.objectives.validation import VERDICTS_TABLE, document_verdicts_sql, verdict_columns
+from lakemix.objectives.validation import document_verdicts_sql, verdict_columns
 from lakemix.settings import Settings
 
 if TYPE_CHECKING:
@@ -65,18 +66,18 @@ class Verdict:
     content_md5: str | None = None
 
 
-KEPT_SQL = """
+KEPT_SQL = f"""
     select document_id, 'kept' as decision, '' as stratum_rule, language, source_id,
         cast([] as varchar[]) as failed_rule_names, text
-    from marts.fct_clean_documents
+    from {tables.CLEAN_DOCUMENTS}
 """
-REJECTED_SQL = """
+REJECTED_SQL = f"""
     select
         r.document_id, 'rejected' as decision,
         unnest(r.failed_rule_names) as stratum_rule,
         r.language, r.source_id, r.failed_rule_names, d.text
-    from marts.fct_document_rejections as r
-    inner join intermediate.int_documents_language_scored as d using (document_id)
+    from {tables.DOCUMENT_REJECTIONS} as r
+    inner join {tables.LANGUAGE_SCORED} as d using (document_id)
 """
 
 
@@ -85,11 +86,10 @@ def _candidates(conn: duckdb.DuckDBPyConnection, mix: str | None) -> str:
     ``marts.mix_<mix>`` that have no verdict on their current text yet."""
     if mix is None:
         return f"{KEPT_SQL} union all by name {REJECTED_SQL}"
-    relation = f"marts.mix_{mix}"
+    relation = tables.mix_table(mix)
     exists = conn.execute(
-        "select count(*) from information_schema.tables "
-        "where table_schema = 'marts' and table_name = ?",
-        [f"mix_{mix}"],
+        "select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
+        list(tables.split(relation)),
     ).fetchone()
     if not exists or not exists[0]:
         raise ReviewError(f"mix {mix!r} was never built: run `lakemix mix build {mix}`")
@@ -170,13 +170,13 @@ def full_texts(conn: duckdb.DuckDBPyConnection, document_ids: list[str]) -> dict
     if not document_ids:
         return {}
     rows = conn.execute(
-        """
-        select document_id, text from marts.fct_clean_documents
+        f"""
+        select document_id, text from {tables.CLEAN_DOCUMENTS}
         where document_id in (select unnest(?))
         union all
-        select document_id, text from intermediate.int_documents_language_scored
+        select document_id, text from {tables.LANGUAGE_SCORED}
         where document_id in (select unnest(?))
-            and document_id not in (select document_id from marts.fct_clean_documents)
+            and document_id not in (select document_id from {tables.CLEAN_DOCUMENTS})
         """,
         [document_ids, document_ids],
     ).fetchall()
@@ -232,11 +232,11 @@ def record(catalog: Catalog, verdicts: list[Verdict]) -> int:
     table = pa.Table.from_pylist(
         [{**v.__dict__, "labeled_at": now} for v in verdicts], schema=VERDICT_SCHEMA
     )
-    existing = ensure_table(catalog, VERDICTS_TABLE, VERDICT_SCHEMA)
+    existing = ensure_table(catalog, tables.REVIEW_VERDICTS, VERDICT_SCHEMA)
     if "content_md5" not in existing.schema().column_names:  # recorded before content_md5
         with existing.update_schema() as update:
             update.union_by_name(VERDICT_SCHEMA)
-    commit_with_retry(catalog, VERDICTS_TABLE, lambda t: t.append(table))
+    commit_with_retry(catalog, tables.REVIEW_VERDICTS, lambda t: t.append(table))
     return len(verdicts)
 
 
@@ -247,7 +247,7 @@ def record_new(catalog: Catalog, verdicts: list[Verdict]) -> int:
 
     latest: dict[tuple[str, str], tuple[datetime, tuple[str, str, str | None]]] = {}
     try:
-        rows = catalog.load_table(VERDICTS_TABLE).scan().to_arrow().to_pylist()
+        rows = catalog.load_table(tables.REVIEW_VERDICTS).scan().to_arrow().to_pylist()
     except NoSuchTableError:
         rows = []
     for row in rows:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING
 
+from lakemix import tables
 from lakemix.errors import LakemixError
 from lakemix.settings import Settings
 
@@ -41,7 +42,7 @@ def open_session(tag: str | None, *, settings: Settings) -> duckdb.DuckDBPyConne
     manifest = get_release(tag, settings) if tag is not None else None
     seed: pa.Table | None = None
     if manifest is not None:
-        text = manifest["config_files"][THRESHOLDS_SEED]
+        text = manifest.config_files[THRESHOLDS_SEED]
         seed = pyarrow.csv.read_csv(io.BytesIO(text.encode()))
     else:
         try:
@@ -58,14 +59,14 @@ def open_session(tag: str | None, *, settings: Settings) -> duckdb.DuckDBPyConne
             raise NoBuildError(f"no dbt build yet ({settings.duckdb_path} does not exist)")
     # Tables the release did not tag (those its mix does not read, such as
     # fct_document_rejections) are shown at the snapshot current when it was released.
-    released_at = manifest["released_at"] if manifest is not None else None
+    released_at = manifest.released_at if manifest is not None else None
     conn = connect_at(tag, settings=settings, otherwise=released_at)
-    conn.execute("create schema if not exists seeds")
+    conn.execute(f"create schema if not exists {tables.SEEDS}")
     if seed is None:
         _copy_built_seed(conn, settings)
     else:
         conn.register("recorded_seed", seed)
-        conn.execute("create table seeds.quality_thresholds as select * from recorded_seed")
+        conn.execute(f"create table {tables.QUALITY_THRESHOLDS} as select * from recorded_seed")
         conn.unregister("recorded_seed")
     return conn
 
@@ -83,9 +84,8 @@ def _copy_built_seed(conn: duckdb.DuckDBPyConnection, settings: Settings) -> Non
         conn.close()
         raise BuildStateError(
             f"cannot read {settings.duckdb_path} (is dbt running?), and this lakehouse's "
-            f"builds predate meta.builds: run the report after the build: {exc}"
+            f"builds predate {tables.BUILDS}: run the report after the build: {exc}"
         ) from None
-    conn.execute(
-        "create table seeds.quality_thresholds as select * from built.seeds.quality_thresholds"
-    )
+    seed = tables.QUALITY_THRESHOLDS
+    conn.execute(f"create table {seed} as select * from built.{seed}")
     conn.execute("detach built")

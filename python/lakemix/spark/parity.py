@@ -12,18 +12,16 @@ from dataclasses import dataclass
 
 from lakemix.catalog import catalog as open_catalog
 from lakemix.settings import Settings
-
-CLEAN = "marts.fct_clean_documents"
-CLUSTERS = "marts.dim_duplicate_clusters"
+from lakemix.tables import CLEAN_DOCUMENTS, DUPLICATE_CLUSTERS, mix_table
 
 # What a row of each table contributes: its key, and the values both engines must agree on.
 _ROW_KEYS = {
-    CLEAN: (
+    CLEAN_DOCUMENTS: (
         "concat_ws('|', document_id, source_id, language, script, round(language_score, 9),"
         " md5(text), token_count, duplicate_cluster_size, pii_email_count,"
         " pii_ip_address_count, pii_phone_number_count, pii_credit_card_count)"
     ),
-    CLUSTERS: (
+    DUPLICATE_CLUSTERS: (
         "concat_ws('|', cluster_id, cluster_size, cluster_kind, kept_document_id,"
         " array_to_string(member_document_ids, ','))"
     ),
@@ -90,7 +88,7 @@ def fingerprint(
             parts[table] = f"{count}-{int(upper) % 2**64:016x}{int(lower) % 2**64:016x}"
         mix_sum = None
         if mix is not None:
-            mix_sum = mix_checksum(conn, scans[f"marts.mix_{mix}"], scans[CLEAN])
-        return BuildFingerprint(parts[CLEAN], parts[CLUSTERS], mix_sum)
+            mix_sum = mix_checksum(conn, scans[mix_table(mix)], scans[CLEAN_DOCUMENTS])
+        return BuildFingerprint(parts[CLEAN_DOCUMENTS], parts[DUPLICATE_CLUSTERS], mix_sum)
     finally:
         conn.close()

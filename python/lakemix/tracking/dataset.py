@@ -8,7 +8,7 @@ lakehouse), and ``load()`` returns its manifest. Importing this module imports m
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from mlflow.data.dataset import Dataset
@@ -18,6 +18,10 @@ from mlflow.entities import DatasetInput, InputTag
 from mlflow.utils.mlflow_tags import MLFLOW_DATASET_CONTEXT
 
 from lakemix.settings import Settings
+from lakemix.tables import mix_table
+
+if TYPE_CHECKING:
+    from lakemix.versions.manifest import Manifest
 
 SOURCE_TYPE = "lakemix_release"
 SOURCE_FIELDS = ("tag", "mix", "checksum", "released_at", "config_hash", "git_commit", "lakehouse")
@@ -50,15 +54,15 @@ class ReleaseSource(DatasetSource):
         self.fields = {k: str(v) for k, v in fields.items() if k in SOURCE_FIELDS}
 
     @classmethod
-    def from_manifest(cls, manifest: dict[str, Any], settings: Settings) -> ReleaseSource:
+    def from_manifest(cls, manifest: Manifest, settings: Settings) -> ReleaseSource:
         """The source of release ``manifest`` in the lakehouse of ``settings``."""
         return cls(
-            tag=manifest["tag"],
-            mix=manifest["mix"],
-            checksum=manifest["checksum"],
-            released_at=manifest.get("released_at", ""),
-            config_hash=manifest.get("config_hash", ""),
-            git_commit=manifest.get("git", {}).get("commit", ""),
+            tag=manifest.tag,
+            mix=manifest.mix,
+            checksum=manifest.checksum,
+            released_at=manifest.released_at,
+            config_hash=manifest.config_hash,
+            git_commit=manifest.git.commit,
             lakehouse=str(settings.home),
         )
 
@@ -66,7 +70,7 @@ class ReleaseSource(DatasetSource):
     def _get_source_type() -> str:
         return SOURCE_TYPE
 
-    def load(self) -> dict[str, Any]:
+    def load(self) -> Manifest:
         """The release manifest, from the lakehouse of the environment (``LAKEMIX_HOME``).
 
         Raises:
@@ -76,9 +80,9 @@ class ReleaseSource(DatasetSource):
         from lakemix.versions import get_release
 
         manifest = get_release(self.fields["tag"])
-        if manifest["checksum"] != self.fields["checksum"]:
+        if manifest.checksum != self.fields["checksum"]:
             raise ValueError(
-                f"release {self.fields['tag']} here has checksum {manifest['checksum']}, the "
+                f"release {self.fields['tag']} here has checksum {manifest.checksum}, the "
                 f"run's has {self.fields['checksum']}: point LAKEMIX_HOME at the lakehouse "
                 f"{self.fields.get('lakehouse', '?')}"
             )
@@ -124,7 +128,7 @@ class ReleaseDataset(Dataset):
 
     def __init__(
         self,
-        manifest: dict[str, Any],
+        manifest: Manifest,
         split: str,
         columns: list[tuple[str, str, bool]],
         settings: Settings,
@@ -132,12 +136,12 @@ class ReleaseDataset(Dataset):
         self.manifest = manifest
         self.split = split
         self.columns = columns
-        name = f"{manifest['mix']}@{manifest['tag']}"
+        name = f"{manifest.mix}@{manifest.tag}"
         source = ReleaseSource.from_manifest(manifest, settings)
-        super().__init__(source=source, name=name, digest=digest_of(manifest["checksum"]))
+        super().__init__(source=source, name=name, digest=digest_of(manifest.checksum))
 
     def _compute_digest(self) -> str:
-        return digest_of(self.manifest["checksum"])
+        return digest_of(self.manifest.checksum)
 
     @property
     def schema(self) -> dict[str, Any]:
@@ -150,19 +154,20 @@ class ReleaseDataset(Dataset):
 
     @property
     def profile(self) -> dict[str, Any]:
-        stats = self.manifest.get("stats", [])
-        mine = [s for s in stats if s["split"] == self.split]
+        mine = self.manifest.split_stats(self.split)
         return {
             "split": self.split,
-            "checksum": self.manifest["checksum"],
-            **{key: sum(int(s[key]) for s in mine) for key in ("documents", "samples", "tokens")},
+            "checksum": self.manifest.checksum,
+            "documents": sum(s.documents for s in mine),
+            "samples": sum(s.samples for s in mine),
+            "tokens": sum(s.tokens for s in mine),
             "languages": {
-                s["language"]: {k: int(s[k]) for k in ("documents", "samples", "tokens")}
+                s.language: {"documents": s.documents, "samples": s.samples, "tokens": s.tokens}
                 for s in mine
             },
             "splits": {
-                split: sum(int(s["tokens"]) for s in stats if s["split"] == split)
-                for split in sorted({s["split"] for s in stats})
+                split: sum(s.tokens for s in self.manifest.split_stats(split))
+                for split in sorted({s.split for s in self.manifest.stats})
             },
         }
 
@@ -179,13 +184,13 @@ class ReleaseDataset(Dataset):
         return DatasetInput(self._to_mlflow_entity(), [context])
 
 
-def mix_columns(manifest: dict[str, Any], settings: Settings) -> list[tuple[str, str, bool]]:
+def mix_columns(manifest: Manifest, settings: Settings) -> list[tuple[str, str, bool]]:
     """``(name, type, required)`` of the mix table at the release's snapshot."""
     from lakemix.catalog import catalog as open_catalog
 
-    name = f"marts.mix_{manifest['mix']}"
+    name = mix_table(manifest.mix)
     table = open_catalog(settings).load_table(name)
-    snapshot = table.snapshot_by_id(int(manifest["snapshots"][name]["snapshot_id"]))
+    snapshot = table.snapshot_by_id(int(manifest.snapshots[name].snapshot_id))
     schema_id = None if snapshot is None else snapshot.schema_id
     schema = table.schemas().get(schema_id) if schema_id is not None else None
     schema = schema or table.schema()

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import yaml
+
+if TYPE_CHECKING:
+    from lakemix.versions.manifest import Manifest
 
 # Tags every tracked run carries: `lakemix runs --release TAG` searches by them.
 TAG_RELEASE = "lakemix.release"
@@ -29,27 +32,27 @@ def flatten(prefix: str, value: Any) -> dict[str, str]:
     return {prefix: text[:MAX_VALUE]}
 
 
-def release_params(manifest: Mapping[str, Any]) -> dict[str, str]:
+def release_params(manifest: Manifest) -> dict[str, str]:
     """The release's settings: the mix file (``mix.*``), dbt vars such as the filter families,
     thresholds and deduplication settings (``vars.*``), the release itself (``release.*``)."""
-    mix_file = manifest.get("config_files", {}).get(f"mixes/{manifest['mix']}.yml")
+    mix_file = manifest.config_files.get(f"mixes/{manifest.mix}.yml")
     mix = yaml.safe_load(mix_file) if mix_file else {}
     return {
-        "release.tag": str(manifest["tag"]),
-        "release.mix": str(manifest["mix"]),
-        "release.checksum": str(manifest["checksum"]),
-        "release.config_hash": str(manifest.get("config_hash", "")),
+        "release.tag": manifest.tag,
+        "release.mix": manifest.mix,
+        "release.checksum": manifest.checksum,
+        "release.config_hash": manifest.config_hash,
         **flatten("mix", {k: v for k, v in (mix or {}).items() if k != "description"}),
-        **flatten("vars", manifest.get("vars", {})),
+        **flatten("vars", dict(manifest.vars)),
     }
 
 
-def release_tags(manifest: Mapping[str, Any], split: str, lakehouse: str) -> dict[str, str]:
+def release_tags(manifest: Manifest, split: str, lakehouse: str) -> dict[str, str]:
     """The tags that link a run to its release (and let ``lakemix runs`` find it)."""
     return {
-        TAG_RELEASE: str(manifest["tag"]),
-        TAG_MIX: str(manifest["mix"]),
-        TAG_CHECKSUM: str(manifest["checksum"]),
+        TAG_RELEASE: manifest.tag,
+        TAG_MIX: manifest.mix,
+        TAG_CHECKSUM: manifest.checksum,
         TAG_SPLIT: split,
         TAG_LAKEHOUSE: lakehouse,
     }

@@ -226,13 +226,13 @@ def release_problem(
             f"release {tag} is not in this lakehouse ({settings.home}){there}: {exc}; point "
             "LAKEMIX_HOME at the run's lakehouse",
         )
-    if manifest["checksum"] != checksum:
+    if manifest.checksum != checksum:
         return ReleaseProblem(
             "changed",
-            f"release {tag} here has checksum {manifest['checksum']}, the run read {checksum}: "
+            f"release {tag} here has checksum {manifest.checksum}, the run read {checksum}: "
             "another lakehouse's release of the same tag",
         )
-    what = missing_data(manifest, manifest["snapshots"], settings, files=False)
+    what = missing_data(manifest, manifest.snapshots, settings, files=False)
     if what is not None:
         return ReleaseProblem(
             "gone", f"release {tag} was garbage-collected: {what}. {rebuild_hint(manifest)}"

@@ -14,12 +14,15 @@ import urllib.request
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from lakemix.settings import Settings
 from lakemix.tracking.params import TAG_RUN_DIR, release_params, release_tags
+
+if TYPE_CHECKING:
+    from lakemix.versions.manifest import Manifest
 
 ARTIFACTS = "lakemix"  # the run's artifact folder: run.json, release.json, checkpoints/
 PROBE_SECONDS = 3.0
@@ -69,7 +72,7 @@ class RunTracker:
         self,
         *,
         uri: str,
-        manifest: Mapping[str, Any],
+        manifest: Manifest,
         split: str,
         params: Mapping[str, Any] | None = None,
         settings: Settings,
@@ -80,7 +83,7 @@ class RunTracker:
         run_dir: str | Path | None = None,
     ) -> None:
         self.uri = uri
-        self.manifest = dict(manifest)
+        self.manifest = manifest
         self.split = split
         self.params = {k: str(v) for k, v in (params or {}).items()}
         self.settings = settings
@@ -165,7 +168,7 @@ class RunTracker:
                 self.manifest, self.split, mix_columns(self.manifest, self.settings), self.settings
             )
             client.log_inputs(self.run_id, datasets=[dataset.to_input()])
-            client.log_dict(self.run_id, self.manifest, f"{ARTIFACTS}/release.json")
+            client.log_dict(self.run_id, self.manifest.to_json(), f"{ARTIFACTS}/release.json")
         self._client = client
 
     def log_metrics(self, metrics: Mapping[str, float], *, step: int) -> None:

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from lakemix.versions.manifest import Manifest, ManifestError, parse_manifest
 from lakemix.versions.refs import VersionError, connect_at, scan_at, snapshot_at
 from lakemix.versions.release import ReleaseError, get_release, list_releases, release
 
 __all__ = [
+    "Manifest",
+    "ManifestError",
     "ReleaseError",
     "VersionError",
     "connect_at",
     "get_release",
     "list_releases",
+    "parse_manifest",
     "release",
     "scan_at",
     "snapshot_at",

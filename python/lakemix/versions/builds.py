@@ -13,8 +13,8 @@ from lakemix import duck
 from lakemix.dbt.build_record import latest_build, recorded_build
 from lakemix.errors import LakemixError
 from lakemix.mix import dependencies
-from lakemix.mix.lakehouse import CLEAN
 from lakemix.settings import Settings
+from lakemix.tables import CLEAN_DOCUMENTS, mix_table
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -105,7 +105,7 @@ def mix_dependencies(name: str, catalog: Catalog, target: Path | None = None) ->
     from pyiceberg.exceptions import NoSuchTableError
 
     try:
-        found = dependencies.recorded(catalog.load_table(f"marts.mix_{name}"))
+        found = dependencies.recorded(catalog.load_table(mix_table(name)))
     except NoSuchTableError:
         found = None
     return found if found is not None else dependencies.from_manifest(name, target)
@@ -132,7 +132,7 @@ def data_vars(
     Raises:
         BuildStateError: No build is recorded.
     """
-    snapshot = catalog.load_table(CLEAN).current_snapshot()
+    snapshot = catalog.load_table(CLEAN_DOCUMENTS).current_snapshot()
     summary = snapshot.summary if snapshot is not None else None
     invocation = summary.get("lakemix.dbt_invocation_id") if summary is not None else None
     build = build_of(settings, invocation) if invocation else None

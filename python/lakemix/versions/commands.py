@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from lakemix.report import table
 from lakemix.writer import wait_option, writer
+
+if TYPE_CHECKING:
+    from lakemix.versions.manifest import Manifest
 
 
 def _measured(result: dict[str, Any] | None) -> str:
@@ -18,9 +21,9 @@ def _measured(result: dict[str, Any] | None) -> str:
     return f"{value} {'pass' if result['passed'] else 'FAIL (' + result['severity'] + ')'}"
 
 
-def _objectives(manifest: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+def _objectives(manifest: Manifest) -> dict[tuple[str, str], dict[str, Any]]:
     """Results by (objective, name); releases made before objectives existed have none."""
-    results = (manifest.get("objectives") or {}).get("results", [])
+    results = manifest.objectives.get("results", [])
     return {(r["objective"], r["name"]): r for r in results}
 
 
@@ -39,16 +42,17 @@ def release_command(mix: str, tag: str, reason: str | None, wait: float) -> None
     """Tag every table MIX depends on and record its manifest (needs a passing dbt build and
     the quality objectives of severity error met)."""
     from lakemix.settings import Settings
+    from lakemix.tables import RELEASES
     from lakemix.versions.release import release, releases_directory
 
     with writer(f"lakemix release {mix}", wait=wait):
         manifest = release(mix, tag, accept_unvalidated=reason)
     click.echo(
-        f"released {mix} as {tag}: {len(manifest['snapshots'])} tables tagged, "
-        f"checksum {manifest['checksum']}"
+        f"released {mix} as {tag}: {len(manifest.snapshots)} tables tagged, "
+        f"checksum {manifest.checksum}"
     )
-    click.echo(f"manifest: meta.releases and {releases_directory(Settings.from_env()) / tag}.json")
-    objectives = manifest.get("objectives") or {}
+    click.echo(f"manifest: {RELEASES} and {releases_directory(Settings.from_env()) / tag}.json")
+    objectives = manifest.objectives
     if objectives.get("accepted_unvalidated"):
         reason = objectives["accepted_unvalidated"]
         click.echo(
@@ -65,12 +69,12 @@ def versions_command() -> None:
 
     rows = [
         (
-            m["tag"],
-            m["mix"],
-            m["released_at"][:19],
-            sum(s["tokens"] for s in m["stats"]),
-            m["git"]["commit"][:12] + ("+dirty" if m["git"]["dirty"] else ""),
-            m["checksum"],
+            m.tag,
+            m.mix,
+            m.released_at[:19],
+            sum(s.tokens for s in m.stats),
+            m.git.commit[:12] + ("+dirty" if m.git.dirty else ""),
+            m.checksum,
         )
         for m in list_releases()
     ]
@@ -87,26 +91,24 @@ def show_command(tag: str) -> None:
     from lakemix.versions.release import get_release
 
     m = get_release(tag)
-    click.echo(f"release {m['tag']} of mix {m['mix']}, {m['released_at']}")
-    click.echo(f"checksum {m['checksum']}; config {m['config_hash'][:16]}")
-    click.echo(f"git {m['git']['commit']}{' (dirty)' if m['git']['dirty'] else ''}")
-    click.echo(f"dbt invocation {m['dbt_invocation_id']}")
-    click.echo("versions: " + ", ".join(f"{k} {v}" for k, v in m["versions"].items()))
-    click.echo("vars: " + ", ".join(f"{k}={v}" for k, v in sorted(m["vars"].items())))
+    click.echo(f"release {m.tag} of mix {m.mix}, {m.released_at}")
+    click.echo(f"checksum {m.checksum}; config {m.config_hash[:16]}")
+    click.echo(f"git {m.git.commit}{' (dirty)' if m.git.dirty else ''}")
+    click.echo(f"dbt invocation {m.dbt_invocation_id}")
+    click.echo("versions: " + ", ".join(f"{k} {v}" for k, v in m.versions.items()))
+    click.echo("vars: " + ", ".join(f"{k}={v}" for k, v in sorted(m.vars.items())))
     click.echo("")
-    snapshots = [(name, str(e["snapshot_id"])) for name, e in m["snapshots"].items()]
+    snapshots = [(name, str(e.snapshot_id)) for name, e in m.snapshots.items()]
     table(snapshots, ("table", "snapshot"), sys.stdout)
     click.echo("")
-    stats = [
-        (s["language"], s["split"], s["documents"], s["samples"], s["tokens"]) for s in m["stats"]
-    ]
+    stats = [(s.language, s.split, s.documents, s.samples, s.tokens) for s in m.stats]
     table(stats, ("language", "split", "documents", "samples", "tokens"), sys.stdout)
     objectives = _objectives(m)
     if objectives:
         click.echo("")
         rows = [(*key, r["target"], _measured(r)) for key, r in objectives.items()]
         table(rows, ("objective", "name", "target", "measured"), sys.stdout)
-        reason = m["objectives"].get("accepted_unvalidated")
+        reason = m.objectives.get("accepted_unvalidated")
         if reason:
             click.echo(f"released with --accept-unvalidated: {reason}")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lakemix import duck
+from lakemix import duck, tables
 from lakemix.catalog import catalog as open_catalog
 from lakemix.settings import Settings
 from lakemix.versions.refs import scan_at
@@ -12,9 +12,9 @@ from lakemix.versions.release import get_release
 
 # Tables whose state at each release explains why a document entered or left the mix.
 EXPLAINERS = {
-    "documents": "intermediate.int_documents_language_scored",
-    "filtered": "intermediate.int_documents_quality_filtered",
-    "deduplicated": "intermediate.int_documents_deduplicated",
+    "documents": tables.LANGUAGE_SCORED,
+    "filtered": tables.QUALITY_FILTERED,
+    "deduplicated": tables.DEDUPLICATED,
 }
 
 
@@ -52,8 +52,8 @@ def diff(old_tag: str, new_tag: str, *, settings: Settings | None = None) -> lis
     releases = [get_release(tag, settings) for tag in (old_tag, new_tag)]
     scans = []
     for manifest in releases:
-        tag = manifest["tag"]
-        named = {"mix": f"marts.mix_{manifest['mix']}", **EXPLAINERS}
+        tag = manifest.tag
+        named = {"mix": tables.mix_table(manifest.mix), **EXPLAINERS}
         scans.append({key: scan_at(catalog.load_table(name), tag) for key, name in named.items()})
     old, new = scans
     conn = duck.connect(settings=settings)

@@ -11,6 +11,7 @@ from lakemix.catalog import catalog as open_catalog
 from lakemix.iceberg import commit_with_retry, local_path
 from lakemix.settings import Settings
 from lakemix.storage import filesystem, uri_of
+from lakemix.tables import RAW
 from lakemix.versions.release import list_releases, releases_directory
 
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 # raw tables keep every snapshot: their summaries are the ingest ledger (what was ingested
 # when), which idempotent ingest and row lineage read. Expiring them would free almost nothing
 # anyway, as raw is append-only and later snapshots share the files.
-KEEP_HISTORY = ("raw",)
+KEEP_HISTORY = (RAW,)
 
 
 @dataclass
@@ -98,7 +99,7 @@ def gc(*, grace_seconds: float = 3600, settings: Settings | None = None) -> GcRe
                 result.expired_snapshots += _expire(table)
                 table = catalog.load_table(ident)
             _sweep(table.location(), _referenced(table), cutoff, settings, result)
-    released = {m["tag"] for m in list_releases(settings)}
+    released = {m.tag for m in list_releases(settings)}
     releases = releases_directory(settings)
     if releases.is_dir():  # JSON copies of releases killed before their manifest row committed
         for path in releases.iterdir():

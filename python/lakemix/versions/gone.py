@@ -10,27 +10,28 @@ and recorded config.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lakemix.catalog import catalog as open_catalog
 from lakemix.storage import filesystem
 
 if TYPE_CHECKING:
     from lakemix.settings import Settings
+    from lakemix.versions.manifest import Manifest
 
 
-def rebuild_hint(manifest: dict[str, Any]) -> str:
+def rebuild_hint(manifest: Manifest) -> str:
     """How to get a garbage-collected release back."""
-    tag = manifest["tag"]
+    tag = manifest.tag
     return (
         f"Its raw snapshot and config are recorded, so it can be rebuilt: `lakemix rebuild "
         f"{tag} --keep` re-materializes it from them in lakehouse/rebuilds/{tag}-* and checks "
-        f"its checksum ({manifest['checksum']})"
+        f"its checksum ({manifest.checksum})"
     )
 
 
 def missing_data(
-    manifest: dict[str, Any], tables: Iterable[str], settings: Settings, *, files: bool = True
+    manifest: Manifest, tables: Iterable[str], settings: Settings, *, files: bool = True
 ) -> str | None:
     """What of release ``manifest`` is gone among ``tables``, or None when all can be read.
 
@@ -45,11 +46,11 @@ def missing_data(
     from pyiceberg.exceptions import NoSuchTableError
 
     catalog = open_catalog(settings)
-    snapshots = manifest["snapshots"]
+    snapshots = manifest.snapshots
     for name in tables:
         if name not in snapshots:
             return f"its manifest pins no snapshot of {name}"
-        snapshot_id = int(snapshots[name]["snapshot_id"])
+        snapshot_id = snapshots[name].snapshot_id
         try:
             table = catalog.load_table(name)
         except NoSuchTableError:

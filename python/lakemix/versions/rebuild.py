@@ -9,7 +9,7 @@ import sys
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import orjson
 import yaml
@@ -20,10 +20,13 @@ from lakemix.dbt.runner import dbt_executable, run_dbt
 from lakemix.git import git_state
 from lakemix.iceberg import ensure_namespace
 from lakemix.iceberg.views import PIN_VARIABLE, scan_sql
-from lakemix.mix.lakehouse import CLEAN
 from lakemix.settings import Settings, project_root
+from lakemix.tables import CLEAN_DOCUMENTS, RAW, mix_table
 from lakemix.versions.checksum import mix_checksum
 from lakemix.versions.release import ReleaseError, get_release
+
+if TYPE_CHECKING:
+    from lakemix.versions.manifest import Manifest
 
 PROJECT_PARTS = ("dbt_project.yml", "profiles.yml", "models", "macros", "tests", "seeds", "mixes")
 PROJECT_PARTS_OPTIONAL = ("snapshots", "analyses")
@@ -54,7 +57,7 @@ class RebuildResult:
         return self.checksum == self.expected
 
 
-def _scratch_project(root: Path, directory: Path, manifest: dict[str, Any]) -> Path:
+def _scratch_project(root: Path, directory: Path, manifest: Manifest) -> Path:
     """A copy of the project with the release's seeds, mix file and vars restored; a seed
     added since the release keeps only its header."""
     project = directory / "project"
@@ -67,22 +70,22 @@ def _scratch_project(root: Path, directory: Path, manifest: dict[str, Any]) -> P
             shutil.copy2(source, project / part)
         elif part in PROJECT_PARTS:
             raise ReleaseError(f"{source} is missing: cannot rebuild outside a complete project")
-    for relative, content in manifest["config_files"].items():
+    for relative, content in manifest.config_files.items():
         target = project / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content)
     # Every seed is recorded, so a seed the release lacks came later: it had no rows then (a
     # release from before seeds/calibrated_thresholds.csv rebuilds without calibration).
     for seed in sorted((project / "seeds").glob("*.csv")):
-        if str(seed.relative_to(project)) not in manifest["config_files"]:
+        if str(seed.relative_to(project)) not in manifest.config_files:
             seed.write_text(seed.read_text(encoding="utf-8").split("\n", 1)[0] + "\n")
     config = yaml.safe_load((project / "dbt_project.yml").read_text())
-    config["vars"] = {**manifest["vars"], "lakemix_mix": None}
+    config["vars"] = {**manifest.vars, "lakemix_mix": None}
     (project / "dbt_project.yml").write_text(yaml.safe_dump(config, sort_keys=False))
     return project
 
 
-def _register_raw(manifest: dict[str, Any], live: Settings, scratch: Settings) -> dict[str, int]:
+def _register_raw(manifest: Manifest, live: Settings, scratch: Settings) -> dict[str, int]:
     """Register the live raw tables in the scratch catalog; returns the release's pins.
 
     The current metadata is registered (it still lists the tagged snapshot: tags protect it
@@ -90,13 +93,13 @@ def _register_raw(manifest: dict[str, Any], live: Settings, scratch: Settings) -
     """
     source, catalog = open_catalog(live), open_catalog(scratch)
     pins = {}
-    for name, entry in manifest["snapshots"].items():
-        if name.startswith("raw."):
-            ensure_namespace(catalog, "raw")
+    for name, entry in manifest.snapshots.items():
+        if name.startswith(f"{RAW}."):
+            ensure_namespace(catalog, RAW)
             catalog.register_table(name, source.load_table(name).metadata_location)
-            pins[name] = int(entry["snapshot_id"])
+            pins[name] = entry.snapshot_id
     if not pins:
-        raise ReleaseError(f"release {manifest['tag']} records no raw table to rebuild from")
+        raise ReleaseError(f"release {manifest.tag} records no raw table to rebuild from")
     return pins
 
 
@@ -125,11 +128,11 @@ def rebuild(
         raise ReleaseError("no dbt_project.yml here or above: run from the lakemix project")
     warnings = []
     commit, dirty = git_state(root)
-    recorded = manifest["git"]
-    if recorded["dirty"] or recorded["commit"] != commit or dirty:
+    recorded = manifest.git
+    if recorded.dirty or recorded.commit != commit or dirty:
         warnings.append(
-            f"models may differ from the release: released at commit {recorded['commit'][:12]}"
-            f"{' (dirty)' if recorded['dirty'] else ''}, rebuilding with {commit[:12]}"
+            f"models may differ from the release: released at commit {recorded.commit[:12]}"
+            f"{' (dirty)' if recorded.dirty else ''}, rebuilding with {commit[:12]}"
             f"{' (dirty)' if dirty else ''}"
         )
     directory = settings.home / "rebuilds" / f"{tag}-{uuid.uuid4().hex[:8]}"
@@ -148,7 +151,7 @@ def rebuild(
         DBT_LOG_PATH=str(directory / "logs"),
         **{PIN_VARIABLE: orjson.dumps(pins).decode()},
     )
-    mix = manifest["mix"]
+    mix = manifest.mix
     args = ["build", "--select", "+fct_clean_documents", "--indirect-selection", "cautious"]
     done = run_dbt(args, cwd=project, env=env, capture=quiet)
     _check(done, [str(dbt_executable()), *args], quiet=quiet)
@@ -158,10 +161,12 @@ def rebuild(
     catalog = open_catalog(scratch)
     conn = duck.connect(settings=scratch)
     checksum = mix_checksum(
-        conn, scan_sql(catalog.load_table(f"marts.mix_{mix}")), scan_sql(catalog.load_table(CLEAN))
+        conn,
+        scan_sql(catalog.load_table(mix_table(mix))),
+        scan_sql(catalog.load_table(CLEAN_DOCUMENTS)),
     )
     conn.close()
-    result = RebuildResult(tag, manifest["checksum"], checksum, directory, tuple(warnings))
+    result = RebuildResult(tag, manifest.checksum, checksum, directory, tuple(warnings))
     if result.is_identical and not keep:
         shutil.rmtree(directory, ignore_errors=True)
     return result

@@ -17,12 +17,13 @@ from lakemix.errors import LakemixError
 from lakemix.git import git_state
 from lakemix.iceberg import commit_with_retry, ensure_table
 from lakemix.iceberg.views import scan_sql
-from lakemix.mix.lakehouse import CLEAN
 from lakemix.mix.spec import NAME
 from lakemix.objectives.config import parse_objectives
 from lakemix.settings import Settings, project_root
+from lakemix.tables import CLEAN_DOCUMENTS, RELEASES, mix_table
 from lakemix.versions import builds, gate
 from lakemix.versions.checksum import mix_checksum
+from lakemix.versions.manifest import Manifest, parse_manifest
 from lakemix.versions.refs import TAG
 
 if TYPE_CHECKING:
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
     from pyiceberg.table import Table
 
-RELEASES = "meta.releases"
 PACKAGES = (
     "lakemix",
     "dbt-core",
@@ -61,8 +61,12 @@ def releases_directory(settings: Settings) -> Path:
     return settings.home / "releases"
 
 
-def list_releases(settings: Settings | None = None) -> list[dict[str, Any]]:
-    """Every release manifest, oldest first."""
+def list_releases(settings: Settings | None = None) -> list[Manifest]:
+    """Every release manifest, oldest first.
+
+    Raises:
+        ManifestError: A recorded manifest is malformed (the message names the key).
+    """
     from pyiceberg.exceptions import NoSuchTableError
 
     settings = settings or Settings.from_env()
@@ -71,10 +75,12 @@ def list_releases(settings: Settings | None = None) -> list[dict[str, Any]]:
     except NoSuchTableError:
         return []
     rows = table.scan(selected_fields=("manifest",)).to_arrow().column("manifest").to_pylist()
-    return sorted((orjson.loads(r) for r in rows), key=lambda m: m["released_at"])
+    source = f"{RELEASES} in {settings.home}"
+    manifests = [parse_manifest(orjson.loads(r), source) for r in rows]
+    return sorted(manifests, key=lambda m: m.released_at)
 
 
-def get_release(tag: str, settings: Settings | None = None) -> dict[str, Any]:
+def get_release(tag: str, settings: Settings | None = None) -> Manifest:
     """The manifest of release ``tag``.
 
     Raises:
@@ -82,9 +88,9 @@ def get_release(tag: str, settings: Settings | None = None) -> dict[str, Any]:
     """
     known = list_releases(settings)
     for manifest in known:
-        if manifest["tag"] == tag:
+        if manifest.tag == tag:
             return manifest
-    names = ", ".join(m["tag"] for m in known) or "none yet"
+    names = ", ".join(m.tag for m in known) or "none yet"
     raise ReleaseError(f"no release tagged {tag!r} (releases: {names})")
 
 
@@ -96,14 +102,14 @@ def _check_buildable(catalog: Catalog, settings: Settings, mix: str, tag: str) -
     if not NAME.fullmatch(mix):
         raise ReleaseError(f"invalid mix name {mix!r}: mix names are [a-z][a-z0-9_]*")
     for manifest in list_releases(settings):
-        if manifest["tag"] == tag:
+        if manifest.tag == tag:
             raise ReleaseError(
-                f"release {tag!r} exists already (mix {manifest['mix']}, released "
-                f"{manifest['released_at']}); pick another tag"
+                f"release {tag!r} exists already (mix {manifest.mix}, released "
+                f"{manifest.released_at}); pick another tag"
             )
     try:
-        mix_table = catalog.load_table(f"marts.mix_{mix}")
-        clean = catalog.load_table(CLEAN)
+        mix_snapshot = catalog.load_table(mix_table(mix)).current_snapshot()
+        clean_snapshot = catalog.load_table(CLEAN_DOCUMENTS).current_snapshot()
     except NoSuchTableError:
         raise ReleaseError(f"mix {mix!r} was never built: run `lakemix mix build {mix}`") from None
     build = builds.last_build(settings)
@@ -113,11 +119,10 @@ def _check_buildable(catalog: Catalog, settings: Settings, mix: str, tag: str) -
             f"the last dbt build ({build['invocation_id']}) did not pass ({failed}); fix it and "
             "build again: a mix that fails its tests is not released"
         )
-    mix_snapshot, clean_snapshot = mix_table.current_snapshot(), clean.current_snapshot()
     assert mix_snapshot is not None and clean_snapshot is not None
     if mix_snapshot.timestamp_ms < clean_snapshot.timestamp_ms:
         raise ReleaseError(
-            f"marts.mix_{mix} is older than {CLEAN}: run `lakemix mix build {mix}` first"
+            f"{mix_table(mix)} is older than {CLEAN_DOCUMENTS}: run `lakemix mix build {mix}` first"
         )
     return build
 
@@ -153,7 +158,7 @@ def release(
     *,
     settings: Settings | None = None,
     accept_unvalidated: str | None = None,
-) -> dict[str, Any]:
+) -> Manifest:
     """Tag the current snapshot of every table mix ``mix`` depends on, and record a manifest.
 
     The project's quality objectives (var ``lakemix_quality_objectives``) are measured first and
@@ -192,14 +197,14 @@ def release(
         if table.current_snapshot() is not None:
             tables[name] = table
     conn = duck.connect(settings=settings)
-    mix_scan = scan_sql(tables[f"marts.mix_{mix}"])
+    mix_scan = scan_sql(tables[mix_table(mix)])
     commit, dirty = git_state(root)
     files = builds.config_files(root, mix)
-    manifest: dict[str, Any] = {
+    document: dict[str, Any] = {
         "tag": tag,
         "mix": mix,
         "released_at": datetime.now(UTC).isoformat(),
-        "checksum": mix_checksum(conn, mix_scan, scan_sql(tables[CLEAN])),
+        "checksum": mix_checksum(conn, mix_scan, scan_sql(tables[CLEAN_DOCUMENTS])),
         "snapshots": {
             name: {
                 "snapshot_id": t.metadata.current_snapshot_id,
@@ -220,34 +225,34 @@ def release(
         "objectives": objectives,
     }
     conn.close()
+    manifest = parse_manifest(orjson.loads(orjson.dumps(document)), f"release {tag}")
     _commit(catalog, settings, manifest, tables)
     return manifest
 
 
 def _commit(
-    catalog: Catalog, settings: Settings, manifest: dict[str, Any], tables: dict[str, Table]
+    catalog: Catalog, settings: Settings, manifest: Manifest, tables: dict[str, Table]
 ) -> None:
     """Tags, then the JSON file, then the ``meta.releases`` row (the commit point); else undo."""
-    tag = manifest["tag"]
+    tag = manifest.tag
+    document = manifest.to_json()
     tagged = []
     directory = releases_directory(settings)
     path = directory / f"{tag}.json"
     try:
         for name, table in tables.items():
-            table.manage_snapshots().create_tag(
-                manifest["snapshots"][name]["snapshot_id"], tag
-            ).commit()
+            table.manage_snapshots().create_tag(manifest.snapshots[name].snapshot_id, tag).commit()
             tagged.append(name)
         directory.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(".json.partial")
-        partial.write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
+        partial.write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2))
         os.replace(partial, path)
         row = {
             "tag": tag,
-            "mix_name": manifest["mix"],
-            "released_at": datetime.fromisoformat(manifest["released_at"]),
-            "checksum": manifest["checksum"],
-            "manifest": orjson.dumps(manifest).decode(),
+            "mix_name": manifest.mix,
+            "released_at": datetime.fromisoformat(manifest.released_at),
+            "checksum": manifest.checksum,
+            "manifest": orjson.dumps(document).decode(),
         }
         ensure_table(catalog, RELEASES, SCHEMA)
         rows = pa.Table.from_pylist([row], schema=SCHEMA)

@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any
 from lakemix.catalog import catalog as open_catalog
 from lakemix.errors import LakemixError
 from lakemix.settings import Settings
+from lakemix.tables import INTERMEDIATE, MARTS, RAW, SNAPSHOTS, STAGING, mix_of_any
 
 if TYPE_CHECKING:
     from pyiceberg.io import FileIO
     from pyiceberg.table import Table
 
 INGEST_FILE = re.compile(r"/ingest-([0-9a-f]{32})-\d{5}-\d{5}\.parquet$")
-RAW = "raw"
-MODEL_NAMESPACES = ("staging", "intermediate", "marts", "snapshots")
+MODEL_NAMESPACES = (STAGING, INTERMEDIATE, MARTS, SNAPSHOTS)
 
 
 class VerifyError(LakemixError, ValueError):
@@ -169,10 +169,8 @@ def repair_hint(report: TableReport) -> list[str]:
             hints.append(
                 "restore the files from a copy of the warehouse (raw rows exist nowhere else)"
             )
-    elif table_name.startswith("mix_") and namespace == "marts" and current:
-        hints.append(
-            f"`lakemix mix build {table_name.removeprefix('mix_').removesuffix('_languages')}`"
-        )
+    elif namespace == MARTS and (mix := mix_of_any(table_name)) is not None and current:
+        hints.append(f"`lakemix mix build {mix}`")
     elif namespace in MODEL_NAMESPACES and current:
         hints.append(f"`dbt build --full-refresh --select {table_name}+`")
     elif current:

@@ -60,7 +60,7 @@ def check_manifest(out: Path, release: Settings, fmt: str) -> dict[str, Any]:
     """export.json names the release and matches the files: every shard's bytes and hash."""
     manifest = orjson.loads((out / "export.json").read_bytes())
     released = get_release("v1", release)
-    assert manifest["release"]["checksum"] == released["checksum"]
+    assert manifest["release"]["checksum"] == released.checksum
     assert (manifest["release"]["tag"], manifest["format"], manifest["complete"]) == (
         "v1",
         fmt,
@@ -90,7 +90,7 @@ def test_megatron_reads_back_with_megatron_core(
     assert result.exit_code == 0, result.output
     manifest = check_manifest(out, release, "megatron")
     assert len(manifest["shards"]) > 1
-    stats = [s for s in get_release("v1", release)["stats"] if s["split"] == "train"]
+    stats = [s for s in get_release("v1", release).stats if s.split == "train"]
     tokenizer = _tokenizer("cl100k")
     eot = tokenizer.eot_token
     copies: dict[str, int] = {}
@@ -114,7 +114,7 @@ def test_megatron_reads_back_with_megatron_core(
             tokens += len(ids)
             copies[entry["document_id"]] = copies.get(entry["document_id"], 0) + 1
     assert copies == {d: n for d, (n, _) in train.items()}  # every copy of the mix, once
-    assert tokens == sum(s["tokens"] + s["samples"] for s in stats)  # ids and one eot a copy
+    assert tokens == sum(s.tokens + s.samples for s in stats)  # ids and one eot a copy
     assert manifest["totals"]["tokens"] == tokens
     # A position traces back: the map gives the id, lakemix lineage its whole story.
     first = out / "train-00001"
@@ -255,7 +255,7 @@ def test_a_garbage_collected_release_says_how_to_rebuild(release: Settings, tmp_
     # The copied catalog's tables point at the original's metadata files: every change below
     # writes new metadata files and leaves the original's catalog as it was.
     table = catalog(settings).load_table("marts.mix_demo_unimax")
-    pinned = get_release("v1", settings)["snapshots"]["marts.mix_demo_unimax"]["snapshot_id"]
+    pinned = get_release("v1", settings).snapshots["marts.mix_demo_unimax"].snapshot_id
     table.manage_snapshots().remove_tag("v1").commit()
     table = catalog(settings).load_table("marts.mix_demo_unimax")
     if table.metadata.current_snapshot_id == pinned:  # the current one cannot be expired

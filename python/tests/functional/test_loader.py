@@ -54,9 +54,9 @@ def test_an_epoch_is_the_release(release: Settings) -> None:
     mix = loader(release)
     epoch = list(mix)
     manifest = mix.manifest
-    train = [s for s in manifest["stats"] if s["split"] == "train"]
+    train = [s for s in manifest.stats if s.split == "train"]
     # Every token of every copy once, plus one end-of-text token per copy.
-    expected = sum(s["tokens"] + s["samples"] for s in train)
+    expected = sum(s.tokens + s.samples for s in train)
     assert sum(int(b["cu_seqlens"][-1]) for b in epoch) == expected
     languages: Counter[str] = Counter()
     store = mix.store
@@ -156,9 +156,8 @@ def test_train_tiny_resumes_exactly_and_records_its_documents(
 
     record = orjson.loads((cut / "run.json").read_bytes())
     assert record["tag"] == "v1" and record["steps"] == 12 and record["tokens_seen"] == 12 * 8 * 32
-    assert (
-        record["snapshots"]["marts.mix_demo_unimax"]
-        == (get_release("v1", release)["snapshots"]["marts.mix_demo_unimax"]["snapshot_id"])
+    assert record["snapshots"]["marts.mix_demo_unimax"] == (
+        get_release("v1", release).snapshots["marts.mix_demo_unimax"].snapshot_id
     )
     assert record["loader"] == orjson.loads((whole / "run.json").read_bytes())["loader"]
 

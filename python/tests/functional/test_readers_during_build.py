@@ -100,9 +100,9 @@ def test_sql_search_loader_and_report_answer_in_the_middle_of_a_dbt_build(
                 conn.close()
             assert hits > 0 and clean > 0
             loader = MixLoader(mix="demo_unimax", tag="v1", seq_len=64, batch_size=4, seed=5)
-            train = [s for s in get_release("v1")["stats"] if s["split"] == "train"]
+            train = [s for s in get_release("v1").stats if s.split == "train"]
             tokens = sum(int(b["cu_seqlens"][-1]) for b in loader)
-            assert tokens == sum(s["tokens"] + s["samples"] for s in train)
+            assert tokens == sum(s.tokens + s.samples for s in train)
             out = tmp_path / "report.html"
             report = runner.invoke(main, ["report", "--output", str(out)])
             assert report.exit_code == 0, report.output

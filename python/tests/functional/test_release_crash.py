@@ -50,7 +50,7 @@ def test_killed_releases_leave_nothing_half_written(
         for namespace in cat.list_namespaces():
             for ident in cat.list_tables(namespace):
                 cat.load_table(ident).scan(limit=1).to_arrow()
-        done = [m for m in list_releases() if m["tag"] == "crash"]
+        done = [m for m in list_releases() if m.tag == "crash"]
         leftovers += not done and any(
             "crash" in cat.load_table(ident).metadata.refs
             for ns in cat.list_namespaces()
@@ -59,20 +59,20 @@ def test_killed_releases_leave_nothing_half_written(
         if done:
             manifest = done[0]
             assert (lakehouse.home / "releases" / "crash.json").is_file()
-            for name, entry in manifest["snapshots"].items():
+            for name, entry in manifest.snapshots.items():
                 ref = cat.load_table(name).metadata.refs["crash"]
-                assert ref.snapshot_id == entry["snapshot_id"]
+                assert ref.snapshot_id == entry.snapshot_id
             break
     assert kills > 0, "every release finished before its kill: the test exercised nothing"
     print(f"{kills} kills, {leftovers} of them left tags without a manifest (cleaned on retry)")
 
-    if not [m for m in list_releases() if m["tag"] == "crash"]:
+    if not [m for m in list_releases() if m.tag == "crash"]:
         finished = runner.invoke(main, ["release", "demo_unimax", "--tag", "crash", *UNREVIEWED])
         assert finished.exit_code == 0, finished.output
     crash = get_release("crash")
-    assert crash["checksum"] == expected["checksum"]
-    assert {k: v["snapshot_id"] for k, v in crash["snapshots"].items()} == {
-        k: v["snapshot_id"] for k, v in expected["snapshots"].items()
+    assert crash.checksum == expected.checksum
+    assert {k: v.snapshot_id for k, v in crash.snapshots.items()} == {
+        k: v.snapshot_id for k, v in expected.snapshots.items()
     }
 
     # The state a kill between tagging and the manifest row leaves (the window is too short to
@@ -85,6 +85,6 @@ def test_killed_releases_leave_nothing_half_written(
     stray.write_text("{}")
     retried = runner.invoke(main, ["release", "demo_unimax", "--tag", "half", *UNREVIEWED])
     assert retried.exit_code == 0, retried.output
-    assert get_release("half")["checksum"] == expected["checksum"]
+    assert get_release("half").checksum == expected.checksum
     assert runner.invoke(main, ["gc", "--grace", "0"]).exit_code == 0
     assert not stray.exists() and (lakehouse.home / "releases" / "half.json").is_file()

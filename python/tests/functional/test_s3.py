@@ -149,14 +149,12 @@ def test_the_pipeline_runs_on_s3(on_s3: Settings) -> None:
     # The loader reads the release over S3: every training token of v1 once.
     release = get_release("v1")
     loader = MixLoader(mix="demo_unimax", tag="v1", seq_len=64, batch_size=4, seed=5)
-    train = [s for s in release["stats"] if s["split"] == "train"]
-    assert sum(int(b["cu_seqlens"][-1]) for b in loader) == sum(
-        s["tokens"] + s["samples"] for s in train
-    )
+    train = [s for s in release.stats if s.split == "train"]
+    assert sum(int(b["cu_seqlens"][-1]) for b in loader) == sum(s.tokens + s.samples for s in train)
 
     # Time travel: the mix at its tag, from pyiceberg and from DuckDB over httpfs.
     mix = catalog.load_table("marts.mix_demo_unimax")
-    documents = sum(s["documents"] for s in release["stats"])
+    documents = sum(s.documents for s in release.stats)
     assert mix.scan(snapshot_id=mix.metadata.refs["v1"].snapshot_id).count() == documents
     assert scan_at(mix, "v1").startswith("iceberg_scan('s3://")
     at_v1 = lakemix("sql", "select count(*) as n from marts.mix_demo_unimax", "--at", "v1")
@@ -178,7 +176,7 @@ def test_gc_on_s3_deletes_only_unreferenced_objects(on_s3: Settings) -> None:
     left = objects(on_s3)
     assert f"s3://{stray}" not in left
     assert set(left) <= referenced(on_s3), "gc left objects no snapshot reads"
-    assert get_release("v1")["tag"] == "v1"
+    assert get_release("v1").tag == "v1"
     lakemix("sql", "select count(*) from marts.mix_demo_unimax", "--at", "v1")
 
 
@@ -254,16 +252,16 @@ def test_killed_release_on_s3_is_whole_or_absent(on_s3: Settings) -> None:
     kills = 0
     for _ in range(4):
         kills += _kill_part_way([*cmd, "s3-crash"], duration, rng.uniform(0.3, 0.9))
-        done = [m for m in list_releases() if m["tag"] == "s3-crash"]
+        done = [m for m in list_releases() if m.tag == "s3-crash"]
         if done:  # whole: a tag on every table it pins
             for name, entry in done[0]["snapshots"].items():
                 ref = catalog.load_table(name).metadata.refs["s3-crash"]
                 assert ref.snapshot_id == entry["snapshot_id"]
             break
     assert kills > 0, "every release finished before its kill: the test exercised nothing"
-    if not [m for m in list_releases() if m["tag"] == "s3-crash"]:
+    if not [m for m in list_releases() if m.tag == "s3-crash"]:
         lakemix("release", "demo_unimax", "--tag", "s3-crash", *UNREVIEWED)
-    assert get_release("s3-crash")["checksum"] == expected["checksum"]
+    assert get_release("s3-crash").checksum == expected.checksum
 
 
 @pytest.mark.parametrize(

@@ -42,7 +42,7 @@ def test_release_from_a_restored_lakehouse_with_a_mismatching_target(
                 main, ["release", "demo_unimax", "--tag", "restored", *UNREVIEWED]
             )
             assert result.exit_code == 0, result.output
-            assert sorted(get_release("restored")["snapshots"]) == sorted(needed)
+            assert sorted(get_release("restored").snapshots) == sorted(needed)
     finally:
         shutil.rmtree(home)
         shutil.copytree(backup, home, symlinks=True)  # the shared lakehouse as it was

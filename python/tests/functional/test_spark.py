@@ -16,12 +16,13 @@ import pytest
 
 from lakemix.ingest import ingest
 from lakemix.settings import Settings
-from lakemix.spark.parity import CLEAN, CLUSTERS, current_snapshots, fingerprint
+from lakemix.spark.parity import current_snapshots, fingerprint
+from lakemix.tables import CLEAN_DOCUMENTS, DUPLICATE_CLUSTERS, mix_table
 from tests.conftest import WEB, dbt, run
 
 LAKEMIX = str(Path(sys.executable).with_name("lakemix"))
 MIX = "demo_unimax"
-TABLES = [CLEAN, CLUSTERS, f"marts.mix_{MIX}"]
+TABLES = [CLEAN_DOCUMENTS, DUPLICATE_CLUSTERS, mix_table(MIX)]
 
 
 def lakemix(*args: str, tmp: Path, master: str = "local[2]") -> str:

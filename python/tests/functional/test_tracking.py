@@ -104,20 +104,21 @@ def test_a_run_logs_its_release_settings_and_loader_state(tracked: Tracked) -> N
     manifest = get_release("v1", tracked.settings)
     assert run_a.info.status == "FINISHED"
     assert run_a.data.tags["lakemix.release"] == "v1"
-    assert run_a.data.tags["lakemix.checksum"] == manifest["checksum"]
+    assert run_a.data.tags["lakemix.checksum"] == manifest.checksum
 
     (given,) = run_a.inputs.dataset_inputs
     dataset = given.dataset
     assert dataset.name == "demo_unimax@v1" and dataset.source_type == "lakemix_release"
-    assert dataset.digest == manifest["checksum"].split("-")[1]
+    assert dataset.digest == manifest.checksum.split("-")[1]
     source = orjson.loads(dataset.source)
-    assert source["tag"] == "v1" and source["checksum"] == manifest["checksum"]
+    assert source["tag"] == "v1" and source["checksum"] == manifest.checksum
     assert source["lakehouse"] == str(tracked.settings.home)
     profile = orjson.loads(dataset.profile)
-    train = [s for s in manifest["stats"] if s["split"] == "train"]
-    assert profile["tokens"] == sum(s["tokens"] for s in train)
+    train = [s for s in manifest.stats if s.split == "train"]
+    assert profile["tokens"] == sum(s.tokens for s in train)
     assert profile["languages"] == {
-        s["language"]: {k: s[k] for k in ("documents", "samples", "tokens")} for s in train
+        s.language: {"documents": s.documents, "samples": s.samples, "tokens": s.tokens}
+        for s in train
     }
     columns = {c["name"]: c["type"] for c in orjson.loads(dataset.schema)["mlflow_colspec"]}
     assert columns["document_id"] == "string" and "repeat_count" in columns
@@ -131,13 +132,13 @@ def test_a_run_logs_its_release_settings_and_loader_state(tracked: Tracked) -> N
 
     restored = get_dataset_source_from_json(dataset.source, source_type=dataset.source_type)
     with lakehouse_in(tracked.settings.home.parent):
-        assert restored.load()["checksum"] == manifest["checksum"]
+        assert restored.load().checksum == manifest.checksum
 
     params = run_a.data.params
     assert params["mix.strategy.kind"] == "unimax" and params["loader.seq_len"] == "32"
     assert (
         orjson.loads(params["vars.lakemix_filter_families"])
-        == manifest["vars"]["lakemix_filter_families"]
+        == manifest.vars["lakemix_filter_families"]
     )
     assert set(run_a.data.metrics) >= {"loss", "samples_seen", "tokens_seen"}
 
@@ -245,7 +246,7 @@ def test_a_run_whose_release_was_garbage_collected_says_how_to_rebuild(tracked: 
 
     settings = tracked.settings
     name = "marts.mix_demo_unimax"
-    pinned = get_release("t1", settings)["snapshots"][name]["snapshot_id"]
+    pinned = get_release("t1", settings).snapshots[name].snapshot_id
     table = catalog(settings).load_table(name)
     table.manage_snapshots().remove_tag("t1").commit()
     table = catalog(settings).load_table(name)

@@ -48,10 +48,10 @@ def test_release_diff_gc_and_rebuild(lakehouse: Settings, project: Path) -> None
     v1 = get_release("v1")
     assert (lakehouse.home / "releases" / "v1.json").is_file()
     assert {"raw.documents", "marts.mix_demo_unimax", "marts.fct_clean_documents"} <= set(
-        v1["snapshots"]
+        v1.snapshots
     )
-    assert sorted(tags(lakehouse, "v1")) == sorted(v1["snapshots"])
-    assert "seeds/quality_thresholds.csv" in v1["config_files"]
+    assert sorted(tags(lakehouse, "v1")) == sorted(v1.snapshots)
+    assert "seeds/quality_thresholds.csv" in v1.config_files
     again = lakemix("release", "demo_unimax", "--tag", "v1", *UNREVIEWED)
     assert again.exit_code == 1 and "exists already" in again.output
 
@@ -75,13 +75,13 @@ def test_release_diff_gc_and_rebuild(lakehouse: Settings, project: Path) -> None
     history = conn.execute(
         "select count(*) from snapshots.mix_demo_unimax_history where dbt_valid_from <= ? "
         "and (dbt_valid_to > ? or dbt_valid_to is null)",
-        [v1["released_at"], v1["released_at"]],
+        [v1.released_at, v1.released_at],
     ).fetchone()
     left = conn.execute(
         "select count(*) from snapshots.mix_demo_unimax_history where dbt_valid_to is not null"
     ).fetchone()
     conn.close()
-    assert history == (sum(s["documents"] for s in v1["stats"]),) and left and left[0] > 0
+    assert history == (sum(s.documents for s in v1.stats),) and left and left[0] > 0
 
     # Row lineage: a document of both releases, and one the stricter threshold dropped.
     both = "select document_id from marts.mix_demo_unimax order by document_id limit 1"
@@ -103,13 +103,13 @@ def test_release_diff_gc_and_rebuild(lakehouse: Settings, project: Path) -> None
     refused = lakemix("release", "demo_unimax", "--tag", "v3", *UNREVIEWED)
     assert refused.exit_code == 1 and "did not pass" in refused.output
     assert tags(lakehouse, "v3") == [] and not (lakehouse.home / "releases" / "v3.json").exists()
-    assert [m["tag"] for m in list_releases()] == ["v1", "v2"]
+    assert [m.tag for m in list_releases()] == ["v1", "v2"]
     assert lakemix("versions").output.count("demo_unimax") == 2
 
     # gc keeps what the releases need: time travel and the rebuild of v1 still work.
     collected = lakemix("gc", "--grace", "0")
     assert collected.exit_code == 0 and "expired 0 snapshots" not in collected.output
-    v1_docs = sum(s["documents"] for s in v1["stats"])
+    v1_docs = sum(s.documents for s in v1.stats)
     at_v1 = lakemix("sql", "select count(*) as n from marts.mix_demo_unimax", "--at", "v1")
     assert at_v1.output.split()[-1] == str(v1_docs)
 
@@ -120,8 +120,8 @@ def test_release_diff_gc_and_rebuild(lakehouse: Settings, project: Path) -> None
 
     rebuilt = lakemix("rebuild", "v1")
     assert rebuilt.exit_code == 0, rebuilt.output
-    assert f"checksum {v1['checksum']} is identical" in rebuilt.output
-    assert get_release("v2")["checksum"] != v1["checksum"]
+    assert f"checksum {v1.checksum} is identical" in rebuilt.output
+    assert get_release("v2").checksum != v1.checksum
 
     unknown = lakemix("show", "v9")
     assert unknown.exit_code == 1 and "no release tagged 'v9' (releases: v1, v2)" in unknown.output

@@ -111,7 +111,7 @@ def test_a_source_beyond_the_consistency_threshold_refuses_the_release(
     code, output = lakemix("release", MIX, "--tag", "r1", *UNREVIEWED)
     assert code == 0, output
     (result,) = [
-        r for r in get_release("r1", settings)["objectives"]["results"] if r["name"] == "url_share"
+        r for r in get_release("r1", settings).objectives["results"] if r["name"] == "url_share"
     ]
     assert result["passed"] and result["target"] == "<= 0.9 (rate)"
     assert 0.01 < result["measured"] <= 0.9

@@ -65,7 +65,7 @@ def test_release_waits_for_enough_good_verdicts(
 ) -> None:
     runner = CliRunner()
     # The project's own objectives: accuracy at error, so v1 went out with a reason, recorded.
-    v1 = get_release("v1", house)["objectives"]
+    v1 = get_release("v1", house).objectives
     assert v1["accepted_unvalidated"] == "test corpus: no reviewers"
     assert v1["verdicts_needed"] == 133
     accuracy = [r for r in v1["results"] if r["objective"] == "accuracy"]
@@ -125,7 +125,7 @@ def test_release_waits_for_enough_good_verdicts(
     label(second, ["good"] * needed, "ana")
     released = runner.invoke(main, ["release", MIX, "--tag", "v2"])
     assert released.exit_code == 0, released.output
-    v2 = get_release("v2", house)["objectives"]
+    v2 = get_release("v2", house).objectives
     (result,) = [r for r in v2["results"] if r["objective"] == "accuracy"]
     assert result["passed"] and result["measured"] >= 0.8 and v2["accepted_unvalidated"] is None
     assert "21 good of 23 reviewed" in result["detail"]
@@ -134,7 +134,7 @@ def test_release_waits_for_enough_good_verdicts(
     # A reason given for a validated mix is not recorded: it did not go out unvalidated.
     reasoned = runner.invoke(main, ["release", MIX, "--tag", "v3", "--accept-unvalidated", "x"])
     assert reasoned.exit_code == 0 and "not validated" not in reasoned.output, reasoned.output
-    assert get_release("v3", house)["objectives"]["accepted_unvalidated"] is None
+    assert get_release("v3", house).objectives["accepted_unvalidated"] is None
     conn = connect_at(None, settings=house)
     try:
         before = measure(conn, f"marts.mix_{MIX}", min_good_share=0.8, confidence=0.9)
@@ -168,14 +168,14 @@ def test_accept_unvalidated_is_recorded(
     )
     assert accepted.exit_code == 0, accepted.output
     manifest = get_release("pilot", house)
-    assert manifest["objectives"]["accepted_unvalidated"] == "pilot run, no reviewers"
-    needed = manifest["objectives"]["verdicts_needed"]
+    assert manifest.objectives["accepted_unvalidated"] == "pilot run, no reviewers"
+    needed = manifest.objectives["verdicts_needed"]
     said = (
         "not validated by reviewers (--accept-unvalidated: pilot run, no reviewers); to review "
         f"it: lakemix review sample --mix {MIX} --n {needed}, then lakemix review label"
     )
     assert needed > 0 and said in accepted.output, accepted.output
-    (result,) = [r for r in manifest["objectives"]["results"] if r["objective"] == "accuracy"]
+    (result,) = [r for r in manifest.objectives["results"] if r["objective"] == "accuracy"]
     assert not result["passed"] and result["severity"] == "error"
 
 
@@ -192,7 +192,7 @@ def test_objectives_in_show_diff_and_report(house: Settings, tmp_path: Path) -> 
     assert diffed.exit_code == 0, diffed.output
     (line,) = [row for row in diffed.output.splitlines() if row.startswith("accuracy")]
     v2 = next(
-        r for r in get_release("v2", house)["objectives"]["results"] if r["objective"] == "accuracy"
+        r for r in get_release("v2", house).objectives["results"] if r["objective"] == "accuracy"
     )
     assert "- FAIL (error)" in line and f"{v2['measured']:.4g} pass" in line
 

@@ -53,7 +53,14 @@ def test_the_hint_is_the_json_copy_s_tokenizer(tmp_path: Path) -> None:
     assert preload_hint(None, settings) == "cl100k"
     assert preload_hint("v1", settings) == "cl100k"  # no JSON copy
     (tmp_path / "releases").mkdir()
-    manifest = {"tag": "v1", "vars": {"lakemix_tokenizer": "o200k"}}
+    manifest = {
+        "tag": "v1",
+        "mix": "m",
+        "released_at": "2026-12-05T00:00:00+00:00",
+        "checksum": "1-0",
+        "snapshots": {},
+        "vars": {"lakemix_tokenizer": "o200k"},
+    }
     (tmp_path / "releases" / "v1.json").write_bytes(orjson.dumps(manifest))
     assert preload_hint("v1", settings) == "o200k"
     (tmp_path / "releases" / "v2.json").write_bytes(b"{not json")

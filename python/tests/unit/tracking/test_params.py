@@ -6,10 +6,13 @@ import orjson
 import pytest
 
 from lakemix.tracking.params import MAX_VALUE, flatten, release_params
+from lakemix.versions.manifest import parse_manifest
 
 MANIFEST = {
     "tag": "v1",
     "mix": "demo",
+    "released_at": "2026-12-05T00:00:00+00:00",
+    "snapshots": {},
     "checksum": "123456-0123456789abcdef0123456789abcdef",
     "config_hash": "ab" * 32,
     "config_files": {
@@ -22,7 +25,7 @@ MANIFEST = {
 
 
 def test_params_name_the_mix_filter_and_release_settings() -> None:
-    params = release_params(MANIFEST)
+    params = release_params(parse_manifest(MANIFEST, "test"))
     assert params == {
         "release.tag": "v1",
         "release.mix": "demo",

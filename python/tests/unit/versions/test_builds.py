@@ -12,8 +12,8 @@ import pyarrow as pa
 
 from lakemix.catalog import catalog as open_catalog
 from lakemix.iceberg import ensure_table
-from lakemix.mix.lakehouse import CLEAN
 from lakemix.settings import Settings
+from lakemix.tables import CLEAN_DOCUMENTS
 from lakemix.versions import builds
 from tests.conftest import ROOT
 
@@ -40,7 +40,7 @@ def record_builds(settings: Settings, *recorded: tuple[str, dict[str, Any]]) -> 
 def write_clean(settings: Settings, invocation: str) -> None:
     """A snapshot of the clean documents written by dbt invocation ``invocation``."""
     rows = pa.table({"document_id": ["d1"]})
-    table = ensure_table(open_catalog(settings), CLEAN, rows.schema)
+    table = ensure_table(open_catalog(settings), CLEAN_DOCUMENTS, rows.schema)
     table.append(rows, snapshot_properties={"lakemix.dbt_invocation_id": invocation})
 
 
