@@ -32,7 +32,6 @@ lint: venv
 	$(BIN)/dbt parse --quiet --project-dir . --profiles-dir . --target-path target/lint
 	$(BIN)/dbt-score lint --manifest target/lint/manifest.json
 
-
 typecheck: venv
 	$(BIN)/mypy
 

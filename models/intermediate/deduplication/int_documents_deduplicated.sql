@@ -86,7 +86,8 @@ linked_deduplicated as (
         clusters.kept_document_id,
         case
             when documents_clustered.document_id = clusters.kept_document_id then null
-            when documents_clustered.content_hash = clusters.kept_content_hash then 'exact_duplicate'
+            when documents_clustered.content_hash = clusters.kept_content_hash
+                then 'exact_duplicate'
             else 'near_duplicate'
         end as duplicate_kind
     from documents_clustered
