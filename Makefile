@@ -31,6 +31,8 @@ lint: venv
 	# dbt metadata (descriptions, owners, tests) on a parse-only manifest: no lakehouse needed
 	$(BIN)/dbt parse --quiet --project-dir . --profiles-dir . --target-path target/lint
 	$(BIN)/dbt-score lint --manifest target/lint/manifest.json
+	# every column of a mart (what the loader, mixes, report and lineage read) has a data test
+	$(BIN)/python scripts/check_mart_tests.py target/lint/manifest.json
 
 typecheck: venv
 	$(BIN)/mypy
