@@ -41,7 +41,7 @@
     {%- if unique_key and is_incremental() -%}
         (
             select * from {{ rows }}
-            where {{ unique_key }} not in (select {{ unique_key }} from {{ this }})
+            where {{ lakemix.not_in_this(unique_key) }}
         ) as unread
     {%- else -%}
         {{ rows }}

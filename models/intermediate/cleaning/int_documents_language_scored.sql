@@ -5,9 +5,7 @@ with
 
 documents as (
     select * from {{ ref('stg_raw__documents') }}
-    {% if is_incremental() %}
-        where document_id not in (select document_id from {{ this }})
-    {% endif %}
+    where {{ lakemix.not_in_this('document_id') }}
 ),
 
 documents_identified as (

@@ -25,9 +25,7 @@ documents_to_redact as (
     from documents
     inner join kept_documents
         on documents.document_id = kept_documents.document_id
-    {% if is_incremental() %}
-        where documents.document_id not in (select document_id from {{ this }})
-    {% endif %}
+    where {{ lakemix.not_in_this('documents.document_id') }}
 ),
 
 documents_redacted as (

@@ -25,9 +25,7 @@ documents_to_tokenize as (
     from redacted
     inner join kept
         on redacted.document_id = kept.document_id
-    {% if is_incremental() %}
-        where redacted.document_id not in (select document_id from {{ this }})
-    {% endif %}
+    where {{ lakemix.not_in_this('redacted.document_id') }}
 ),
 
 documents_tokenized as (
