@@ -1,7 +1,8 @@
 {#- Rows of meta.build_stats that describe the tables (see record_build_stats): rows per layer,
-    rejection rate per rule and language ('*' = all languages; every seeded rule, 0 when none
-    failed), duplicate rate, clean tokens per language, and the null share of each column the
-    completeness objective lists (var lakemix_quality_objectives; the report's trend). -#}
+    rejection rate per rule and language (marts.fct_rule_rejections; '*' = all languages, every
+    seeded rule, 0 when none failed), duplicate rate, clean tokens per language, and the null
+    share of each column the completeness objective lists (var lakemix_quality_objectives; the
+    report's trend). -#}
 {% macro build_layer_stats() %}
     {%- set declared = ((var('lakemix_quality_objectives', {}) or {}).get('completeness') or {}).get('columns') or {} -%}
     {%- set completeness = [] -%}
@@ -14,39 +15,27 @@
             {%- endfor -%}
         {%- endif -%}
     {%- endfor %}
+    {#- marts.fct_rule_rejections computes the rejection rates: its rows where a rule failed,
+        and per rule over every language ('*'). #}
     with
-    documents as (
-        select document_id, language from intermediate.int_documents_language_scored
-    ),
-    language_counts as (
-        select coalesce(language, '*') as language, count(*) as document_count
-        from documents group by grouping sets ((language), ())
-    ),
-    failures as (
-        select language, unnest(failed_rule_names) as rule
-        from marts.fct_document_rejections
-    ),
-    failure_counts as (
-        select rule, coalesce(language, '*') as language, count(*) as failed_count
-        from failures group by grouping sets ((rule, language), (rule))
-    ),
-    rules as (
-        select distinct rule from seeds.quality_thresholds
-        union
-        select distinct rule from failures
-    ),
     rule_rates as (
         select
             'rejection_rate' as metric,
-            rules.rule as dimension,
-            language_counts.language,
-            coalesce(failure_counts.failed_count, 0) as document_count,
-            coalesce(failure_counts.failed_count, 0) / language_counts.document_count as value
-        from rules
-        cross join language_counts
-        left join failure_counts
-            on rules.rule = failure_counts.rule and language_counts.language = failure_counts.language
-        where language_counts.language = '*' or failure_counts.failed_count is not null
+            rule as dimension,
+            language,
+            rejected_document_count as document_count,
+            rejection_fraction as value
+        from marts.fct_rule_rejections
+        where rejected_document_count > 0
+        union all
+        select
+            'rejection_rate' as metric,
+            rule as dimension,
+            '*' as language,
+            cast(sum(rejected_document_count) as bigint) as document_count,
+            sum(rejected_document_count) / sum(document_count) as value
+        from marts.fct_rule_rejections
+        group by rule
     ),
     duplicates as (
         select

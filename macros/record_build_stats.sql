@@ -27,6 +27,7 @@
             ('intermediate', 'int_documents_quality_filtered'),
             ('marts', 'fct_clean_documents'),
             ('marts', 'fct_document_rejections'),
+            ('marts', 'fct_rule_rejections'),
             ('seeds', 'quality_thresholds'),
         ] -%}
         {%- set missing = [] -%}

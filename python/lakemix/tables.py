@@ -34,6 +34,7 @@ TOKENIZED = f"{INTERMEDIATE}.int_documents_tokenized"
 # marts: what users, the loader and the report read.
 CLEAN_DOCUMENTS = f"{MARTS}.fct_clean_documents"
 DOCUMENT_REJECTIONS = f"{MARTS}.fct_document_rejections"
+RULE_REJECTIONS = f"{MARTS}.fct_rule_rejections"
 DUPLICATE_CLUSTERS = f"{MARTS}.dim_duplicate_clusters"
 LANGUAGES = f"{MARTS}.dim_languages"
 SOURCES = f"{MARTS}.dim_sources"

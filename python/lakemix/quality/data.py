@@ -81,37 +81,35 @@ def summary(conn: duckdb.DuckDBPyConnection) -> dict[str, int]:
 
 
 def rule_rejections(conn: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """Documents failing each rule (duplicates count as exact_/near_duplicate), most first."""
+    """Documents failing each rule (duplicates count as exact_/near_duplicate), most first; none
+    for a release built before ``marts.fct_rule_rejections`` existed."""
+    if not _exists(conn, tables.RULE_REJECTIONS):
+        return []
     return _rows(
         conn,
-        "select rule, count(*) as documents from (select unnest(failed_rule_names) as rule "
-        f"from {tables.DOCUMENT_REJECTIONS}) group by rule order by documents desc, rule",
+        "select rule, cast(sum(rejected_document_count) as bigint) as documents "
+        f"from {tables.RULE_REJECTIONS} group by rule having documents > 0 "
+        "order by documents desc, rule",
     )
 
 
 def rule_language_rejections(conn: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """Per rule and language: documents failing it, of all documents of that language."""
+    """Per rule and language where it failed: documents failing it, of all documents of that
+    language (``marts.fct_rule_rejections``)."""
+    if not _exists(conn, tables.RULE_REJECTIONS):
+        return []
     return _rows(
         conn,
         f"""
-        with per_language as (
-            select language, count(*) as language_documents
-            from {tables.LANGUAGE_SCORED} group by language
-        ),
-        failed as (
-            select language, unnest(failed_rule_names) as rule
-            from {tables.DOCUMENT_REJECTIONS}
-        )
         select
-            failed.rule,
-            failed.language,
-            count(*) as documents,
-            any_value(per_language.language_documents) as language_documents,
-            count(*) / any_value(per_language.language_documents) as rejection_rate
-        from failed
-        inner join per_language on failed.language = per_language.language
-        group by failed.rule, failed.language
-        order by failed.rule, documents desc, failed.language
+            rule,
+            language,
+            rejected_document_count as documents,
+            document_count as language_documents,
+            rejection_fraction as rejection_rate
+        from {tables.RULE_REJECTIONS}
+        where rejected_document_count > 0
+        order by rule, documents desc, language
         """,
     )
 

@@ -11,7 +11,7 @@ import orjson
 
 from lakemix.quality import svg
 from lakemix.quality.data import ReportData
-from lakemix.tables import BUILD_STATS
+from lakemix.tables import BUILD_STATS, RULE_REJECTIONS
 
 DATA_ELEMENT_ID = "lakemix-report-data"
 TOP_LANGUAGES = 25
@@ -146,6 +146,11 @@ def _languages(data: ReportData) -> str:
 
 def _rejections(data: ReportData) -> str:
     rules = [r["rule"] for r in data.rule_rejections]
+    if not rules:
+        return (
+            "<p>No rule rejected a document, or this release was built before lakemix kept "
+            f"the rejections per rule and language ({RULE_REJECTIONS}).</p>"
+        )
     chart = svg.bar_chart(
         rules, {"documents": [r["documents"] for r in data.rule_rejections]}, value_label="docs"
     )
