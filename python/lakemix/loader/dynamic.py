@@ -114,6 +114,8 @@ class DynamicPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is
         cadence: ``(every, at)``: the weights are expected to change at steps ``at + k *
             every`` (as they did last); plans stop there, so a change drops none. Only where
             plans are cut: the batches are the same.
+        lookahead: The windows of ``streams``' rows (kept by the loader across planners: the
+            rows of an item number do not depend on the weights); a new one if None.
     """
 
     def __init__(
@@ -134,6 +136,7 @@ class DynamicPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is
         ahead: int | None = None,
         warned: set[int] | None = None,
         cadence: tuple[int, int] | None = None,
+        lookahead: Lookahead | None = None,
     ) -> None:
         super().__init__()
         self._streams, self._lengths, self._history = streams, lengths, history
@@ -145,7 +148,7 @@ class DynamicPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is
         self._origin, self._start = origin, start
         self._warned = set() if warned is None else warned
         self._cadence = cadence
-        self._look = Lookahead(streams)
+        self._look = Lookahead(streams) if lookahead is None else lookahead
         self._mean = max(1.0, float(lengths.mean()))  # a document's tokens: a first guess
         self._restart(None)
 

@@ -175,6 +175,9 @@ class MixLoader:
             # every rank's state where an elastic resume took over (lineage reads it)
             self._before: list[dict[str, Any]] | None = None
             self._orders: list[Any] | None = None  # each group's shuffled epochs
+            # (firsts, the group streams, their Lookahead): kept while set_weights rebuilds the
+            # planner, so a change of weights looks up no group's rows again
+            self._built_streams: tuple[Any, list[Any], Any] | None = None
             # the step of the last set_weights, and (every, at) of the changes expected next
             self._changed: int | None = None
             self._cadence: tuple[int, int] | None = None
@@ -225,25 +228,12 @@ class MixLoader:
                 seed=self.seed,
                 start=self._start,
             )
-        from lakemix.loader.dynamic import DynamicPlanner, stream_first
-        from lakemix.loader.groups import GroupStream
+        from lakemix.loader.dynamic import DynamicPlanner
 
-        firsts = self._firsts or [None] * len(self.dynamic.names)
-        streams = [
-            GroupStream(
-                orders.rows,
-                self.store.keys,
-                self.store.repeats,
-                rank=self.rank,
-                world_size=self.world_size,
-                seed=self.seed,
-                first=stream_first(firsts[k]),
-                orders=orders,
-            )
-            for k, orders in enumerate(self._group_orders())
-        ]
+        streams, look = self._group_streams()
         return DynamicPlanner(
             streams=streams,
+            lookahead=look,
             lengths=self.store.lengths,
             history=self.history,
             seq_len=self.seq_len,
@@ -257,6 +247,32 @@ class MixLoader:
             warned=self._warned,
             cadence=self._cadence,
         )
+
+    def _group_streams(self) -> tuple[list[Any], Any]:
+        """Each group's stream and the windows of their rows (``Lookahead``), built again only
+        when the groups' first epochs change (an elastic resume), not when the weights do."""
+        from lakemix.loader.dynamic import stream_first
+        from lakemix.loader.groups import GroupStream
+        from lakemix.loader.lookahead import Lookahead
+
+        assert self.dynamic is not None
+        firsts = self._firsts or [None] * len(self.dynamic.names)
+        if self._built_streams is None or self._built_streams[0] != firsts:
+            streams = [
+                GroupStream(
+                    orders.rows,
+                    self.store.keys,
+                    self.store.repeats,
+                    rank=self.rank,
+                    world_size=self.world_size,
+                    seed=self.seed,
+                    first=stream_first(firsts[k]),
+                    orders=orders,
+                )
+                for k, orders in enumerate(self._group_orders())
+            ]
+            self._built_streams = (list(firsts), streams, Lookahead(streams))
+        return self._built_streams[1], self._built_streams[2]
 
     def _group_orders(self) -> list[Any]:
         """Each group's shuffled epochs: built once, kept while ``set_weights`` rebuilds the
