@@ -65,7 +65,7 @@ def test_an_epoch_is_the_release(release: Settings) -> None:
         row = rows[document]
         assert n == store.lengths[row] * store.repeats[row]
         languages[store.language(row)] += n
-    assert languages == {s["language"]: s["tokens"] + s["samples"] for s in train}
+    assert languages == {s.language: s.tokens + s.samples for s in train}
     batch = epoch[0]
     assert batch["input_ids"].shape == (4, 64) and batch["input_ids"].dtype == torch.int64
     assert torch.equal(batch["labels"][:, :-1], batch["input_ids"][:, 1:])
