@@ -18,7 +18,8 @@ daemon_running() {
 # daemon_start NAME PIDFILE PATTERN LOG ANSWERS -- COMMAND...: start COMMAND detached unless
 # daemon_running; refuse (exit 1) when the port already answers (the function ANSWERS) for a
 # process that is not ours. The shell writes its own PID, then becomes the server (exec), so
-# the PID file names the server itself.
+# the PID file names the server itself. It runs in / so that it outlives the checkout that
+# started it (a server whose working folder was deleted with an old clone answered 500).
 daemon_start() {
     local name=$1 pidfile=$2 pattern=$3 log=$4 answers=$5
     shift 5
@@ -29,7 +30,7 @@ daemon_start() {
         exit 1
     fi
     echo "services: starting $name (log $log)"
-    as_root setsid bash -c 'echo $$ >"$0"; exec "$@"' "$pidfile" "$@" >"$log" 2>&1 </dev/null &
+    as_root setsid bash -c 'cd / && echo $$ >"$0" && exec "$@"' "$pidfile" "$@" >"$log" 2>&1 </dev/null &
 }
 
 # wait_until SECONDS WHAT LOG COMMAND...: retry COMMAND once a second for up to SECONDS; exit 1
