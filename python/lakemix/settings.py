@@ -34,10 +34,11 @@ def project_root(start: Path | None = None) -> Path | None:
     return None
 
 
-def target_path(root: Path | None = None) -> Path:
-    """dbt's target folder: ``DBT_TARGET_PATH`` (relative to the project root), else target/."""
+def target_path(root: Path | None = None, env: Mapping[str, str] | None = None) -> Path:
+    """dbt's target folder: ``DBT_TARGET_PATH`` of ``env`` (default: this process's
+    environment), relative to the project root, else target/."""
     root = root or project_root() or Path.cwd()
-    return root / os.environ.get("DBT_TARGET_PATH", "target")
+    return root / (os.environ if env is None else env).get("DBT_TARGET_PATH", "target")
 
 
 def redact_uri(uri: str) -> str:

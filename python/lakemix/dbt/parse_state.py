@@ -21,6 +21,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from lakemix.settings import target_path
+
 SAVED = "partial_parse.msgpack"
 
 
@@ -72,5 +74,4 @@ def target_of(args: Sequence[str], cwd: Path, env: dict[str, str] | None) -> Pat
     """dbt's target folder for a run: ``--target-path``, else ``DBT_TARGET_PATH``, else target/,
     relative to the folder dbt runs in."""
     chosen = option(args, "--target-path")
-    environ = os.environ if env is None else env
-    return cwd / (chosen or environ.get("DBT_TARGET_PATH") or "target")
+    return cwd / chosen if chosen else target_path(cwd, env)
