@@ -24,6 +24,7 @@ from transformers.trainer_utils import get_last_checkpoint
 
 from lakemix.loader import MixLoader
 from lakemix.loader.hf import MixLoaderTrainerCallback
+from lakemix.loader.ranks import end_process_group
 
 
 class BigramLM(nn.Module):
@@ -103,8 +104,9 @@ def main() -> None:
         print(f"done: step {result.global_step} training loss {result.training_loss:.6f}")
     if os.environ.get("LAKEMIX_PRINT_FINAL_LOSS"):
         print(f"final loss rank {loader.rank} {model.last_loss!r}", flush=True)
-    # Under torchrun, TrainingArguments started a gloo process group: left to the interpreter's
-    # exit, its threads can abort the process ("terminate called without an active exception").
+    # Under torchrun, TrainingArguments started a gloo process group: it goes once every rank
+    # is done with it (end_process_group says why), then the Trainer ends.
+    end_process_group()
     trainer.end()
 
 

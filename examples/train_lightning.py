@@ -23,6 +23,7 @@ from torch import nn
 
 from lakemix.loader import MixLoader
 from lakemix.loader.lightning import MixLoaderCallback
+from lakemix.loader.ranks import end_process_group
 
 
 class BigramLM(pl.LightningModule):
@@ -98,8 +99,7 @@ def main() -> None:
         )
     if os.environ.get("LAKEMIX_PRINT_FINAL_LOSS"):
         print(f"final loss rank {loader.rank} {model.last_loss!r}", flush=True)
-    if torch.distributed.is_initialized():  # exit with no gloo threads left running
-        torch.distributed.destroy_process_group()
+    end_process_group()  # exit with no gloo threads left running
 
 
 if __name__ == "__main__":

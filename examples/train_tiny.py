@@ -38,6 +38,7 @@ from torch import nn
 
 from lakemix.loader import MixLoader
 from lakemix.loader.policies import EXP3, ExcessLoss, MixPolicy, mean_losses
+from lakemix.loader.ranks import end_process_group
 from lakemix.loader.runs import read_run_record
 from lakemix.loader.tracked import start_tracking
 from lakemix.loader.trainers import gather_states, record_run
@@ -221,8 +222,7 @@ def main() -> None:
             print(f"mlflow run {tracker.run_id} at {tracker.uri}")
     if os.environ.get("LAKEMIX_PRINT_FINAL_LOSS"):
         print(f"final loss {loss!r}" + (f" rank {loader.rank}" if dist.is_initialized() else ""))
-    if dist.is_initialized():
-        dist.destroy_process_group()
+    end_process_group()  # every rank done with the group before it goes
 
 
 if __name__ == "__main__":

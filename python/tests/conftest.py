@@ -6,6 +6,7 @@ import contextlib
 import importlib.util
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import uuid
@@ -227,15 +228,59 @@ def run(
     timeout: float = 600,
     check: bool = True,
 ) -> subprocess.CompletedProcess[str]:
-    """Run a command from the project root with the test's environment; fail with its output."""
+    """Run a command from the project root with the test's environment; fail with its output.
+    A command still running after ``timeout`` seconds fails the test with the Python stacks of
+    its processes (py-spy) before it is killed, so a hang says where it hangs."""
     env = {**os.environ, **(extra_env or {})}
-    proc = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    with subprocess.Popen(
+        args,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group: killed whole on a timeout
+    ) as popen:
+        try:
+            stdout, stderr = popen.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            stacks = stacks_of(popen.pid)
+            os.killpg(popen.pid, signal.SIGKILL)
+            stdout, stderr = popen.communicate()
+            pytest.fail(
+                f"{' '.join(args)} still ran after {timeout:.0f} s\n{stdout[-4000:]}\n"
+                f"{stderr[-4000:]}\n{stacks}"
+            )
+    proc = subprocess.CompletedProcess(args, popen.returncode, stdout, stderr)
     if check and proc.returncode != 0:
         pytest.fail(
             f"{' '.join(args)} exited {proc.returncode}\n"
             f"{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
         )
     return proc
+
+
+def stacks_of(pid: int) -> str:
+    """The Python stacks of process ``pid`` and its descendants, as py-spy dumps them."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            parents[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+    processes, i = [pid], 0
+    while i < len(processes):
+        processes += [child for child, parent in parents.items() if parent == processes[i]]
+        i += 1
+    dumps = []
+    for process in processes:
+        dump = subprocess.run(
+            [str(BIN / "py-spy"), "dump", "--pid", str(process)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        dumps.append(f"--- pid {process}: {dump.stdout}{dump.stderr}")
+    return "\n".join(dumps)
 
 
 def dbt_command(*args: str, tmp: Path) -> tuple[list[str], dict[str, str]]:

@@ -93,3 +93,26 @@ def check_process_group(rank: int, world_size: int) -> None:
             "built, outside torchrun; build the loader after init_process_group, or pass "
             "rank= and world_size="
         )
+
+
+def end_process_group(settle: float = 0.5) -> None:
+    """Destroy ``torch.distributed``'s process groups once every rank is done with them; call
+    it at the end of a training script (every rank). Nothing to do without a process group.
+
+    Left to the interpreter's exit, gloo's threads can abort the process ("terminate called
+    without an active exception"). Destroyed at once, a gloo group can hang its process: its
+    worker threads drop the collectives they ran after the callers are woken, and one that
+    drops the last reference to a tensor needs the GIL, while the group's destructor (run when
+    the last holder, such as a DDP model, is freed) joins those threads holding it. So every
+    rank first meets the others (a barrier), then lets the workers settle (``settle`` seconds
+    with the GIL released) before the groups go.
+    """
+    import time
+
+    import torch.distributed as dist
+
+    if not (dist.is_available() and dist.is_initialized()):
+        return
+    dist.barrier()
+    time.sleep(settle)
+    dist.destroy_process_group()
