@@ -10,21 +10,6 @@ from lakemix import tables
 if TYPE_CHECKING:
     import duckdb
 
-# The signals whose histograms the report draws: the ones most filters hinge on.
-SIGNALS = (
-    "language_score",
-    "word_count",
-    "mean_word_length",
-    "alpha_word_fraction",
-    "stop_word_count",
-    "duplicate_line_fraction",
-    "top_2gram_char_fraction",
-    "line_punct_fraction",
-    "short_line_fraction",
-    "newline_word_ratio",
-)
-BINS = 30
-
 
 @dataclass
 class ReportData:
@@ -115,57 +100,40 @@ def rule_language_rejections(conn: duckdb.DuckDBPyConnection) -> list[dict[str, 
 
 
 def signal_histograms(conn: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """Per signal: bins over the 1st..99th percentile (and the default thresholds), with the
-    documents the quality filters kept and rejected in each (outliers in the end bins)."""
-    import numpy as np
-
-    columns = ", ".join(f"signals.{s}" for s in SIGNALS if s != "language_score")
-    table = conn.execute(
+    """Per signal of ``marts.fct_signal_histograms``, in its order: the bin edges, the documents
+    the quality filters kept and rejected in each bin, and the signal's default thresholds
+    (none in a lakehouse built before the mart)."""
+    if not _exists(conn, tables.SIGNAL_HISTOGRAMS):
+        return []
+    rows = conn.execute(
         f"""
-        select filtered.is_kept, languages.language_score, {columns}
-        from {tables.QUALITY_SCORED} as signals
-        inner join {tables.QUALITY_FILTERED} as filtered
-            on signals.document_id = filtered.document_id
-        inner join {tables.LANGUAGE_SCORED} as languages
-            on signals.document_id = languages.document_id
+        select
+            signal,
+            list(lower_edge order by bin),
+            max(upper_edge),
+            list(kept_document_count order by bin),
+            list(rejected_document_count order by bin)
+        from {tables.SIGNAL_HISTOGRAMS}
+        group by signal, signal_position
+        order by signal_position
         """
-    ).to_arrow_table()
+    ).fetchall()
     thresholds = conn.execute(
         "select signal, list(distinct threshold order by threshold) "
         f"from {tables.QUALITY_THRESHOLDS} where language = '*' group by signal"
     ).fetchall()
     by_signal = {signal: [float(t) for t in values] for signal, values in thresholds}
-    kept = np.asarray(table.column("is_kept").to_pylist(), dtype=bool)
-    out = []
-    for signal in SIGNALS:
-        values = np.asarray(table.column(signal).to_numpy(zero_copy_only=False), dtype=float)
-        present = ~np.isnan(values)
-        limits = by_signal.get(signal, [])
-        if present.any():
-            lo, hi = np.percentile(values[present], [1, 99])
-        else:
-            lo, hi = 0.0, 1.0
-        near = [t for t in limits if t <= 10 * max(abs(hi), 1.0)]
-        lo, hi = min([float(lo), *near]), max([float(hi), *near])
-        if hi <= lo:
-            hi = lo + 1.0
-        edges = np.linspace(lo, hi, BINS + 1)
-        clipped = np.clip(values, lo, hi)
-        counts = {
-            name: np.histogram(clipped[present & mask], bins=edges)[0].tolist()
-            for name, mask in (("kept", kept), ("rejected", ~kept))
+    return [
+        {
+            "signal": signal,
+            "edges": [round(float(e), 6) for e in [*lower_edges, upper]],
+            "kept": [int(n) for n in kept],
+            "rejected": [int(n) for n in rejected],
+            "thresholds": by_signal.get(signal, []),
+            "documents": int(sum(kept) + sum(rejected)),
         }
-        out.append(
-            {
-                "signal": signal,
-                "edges": [round(float(e), 6) for e in edges],
-                "kept": counts["kept"],
-                "rejected": counts["rejected"],
-                "thresholds": limits,
-                "documents": int(present.sum()),
-            }
-        )
-    return out
+        for signal, lower_edges, upper, kept, rejected in rows
+    ]
 
 
 def mixes(conn: duckdb.DuckDBPyConnection) -> dict[str, list[dict[str, Any]]]:
@@ -301,7 +269,7 @@ def collect(
     version: str,
     objectives: list[dict[str, Any]] | None = None,
 ) -> ReportData:
-    """Every figure of the report from ``conn`` (views raw.*, intermediate.*, marts.*, seeds.*);
+    """Every figure of the report from ``conn`` (views raw.*, marts.*, seeds.*);
     ``objectives`` are the rows of the first section (quality.objectives_table)."""
     return ReportData(
         version=version,

@@ -6,7 +6,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
+import pytest
 from click.testing import CliRunner
 
 from lakemix import duck
@@ -116,6 +118,26 @@ def test_report_numbers_match_the_tables(built: tuple[Settings, Path], tmp_path:
         assert (sum(h["kept"]), sum(h["rejected"])) == (kept, rejected), signal
         assert h["thresholds"] == thresholds.get(signal, []), signal
         assert len(h["edges"]) == len(h["kept"]) + 1
+        # the mart's bins are numpy's: over the 1st..99th percentile and the thresholds near it
+        values = query(
+            settings,
+            f"select {source}.{signal}, f.is_kept "
+            "from intermediate.int_documents_quality_scored s "
+            "join intermediate.int_documents_quality_filtered f using (document_id) "
+            "join intermediate.int_documents_language_scored l using (document_id) "
+            f"where {source}.{signal} is not null",
+        )
+        measured = np.array([float(v) for v, _ in values])
+        kept_mask = np.array([bool(k) for _, k in values])
+        lo, hi = np.percentile(measured, [1, 99])
+        near = [t for t in thresholds.get(signal, []) if t <= 10 * max(abs(hi), 1.0)]
+        lo, hi = min([lo, *near]), max([hi, *near])
+        hi = hi if hi > lo else lo + 1.0
+        edges = np.linspace(lo, hi, len(h["kept"]) + 1)
+        assert h["edges"] == pytest.approx(edges.round(6).tolist(), abs=1e-5), signal
+        clipped = np.clip(measured, lo, hi)
+        assert h["kept"] == np.histogram(clipped[kept_mask], bins=edges)[0].tolist(), signal
+        assert h["rejected"] == np.histogram(clipped[~kept_mask], bins=edges)[0].tolist(), signal
 
     mix = query(
         settings,
