@@ -48,17 +48,27 @@ documents as (
     inner join languages on signals.document_id = languages.document_id
 ),
 
-signal_values as (
+measurements as (
+    {%- set measured = [] %}
     {%- for signal in signals %}
-        select
-            '{{ signal }}' as signal,
-            {{ loop.index0 }} as signal_position,
-            is_kept,
-            cast({{ signal }} as double) as signal_value
-        from documents
-        where {{ signal }} is not null and not isnan(cast({{ signal }} as double))
-        {{ 'union all' if not loop.last }}
+        {%- do measured.append(lakemix.struct_pack({
+            'signal': "'" ~ signal ~ "'",
+            'signal_value': 'cast(' ~ signal ~ ' as double)',
+        })) %}
     {%- endfor %}
+    select
+        is_kept,
+        {{ lakemix.explode(lakemix.list_of(measured)) }} as measured
+    from documents
+),
+
+signal_values as (
+    select
+        measured.signal,
+        is_kept,
+        measured.signal_value
+    from measurements
+    where measured.signal_value is not null and not isnan(measured.signal_value)
 ),
 
 signal_names as (
