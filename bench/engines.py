@@ -57,6 +57,12 @@ class Run:
     nodes: dict[str, float]  # dbt's execution time of each node of the build
 
 
+def node_name(unique_id: str) -> str:
+    """A dbt node's name: a model's last part, a test's name (not the hash dbt ends it with)."""
+    parts = unique_id.split(".")
+    return parts[2] if parts[0] == "test" and len(parts) > 3 else parts[-1]
+
+
 def tree_cpu(process: psutil.Process, seen: dict[int, float]) -> None:
     """Record the user + system seconds of every process of ``process``'s tree in ``seen``."""
     for member in [process, *process.children(recursive=True)]:
@@ -212,7 +218,7 @@ def main() -> None:
             top = sorted(run.nodes.items(), key=lambda kv: -kv[1])[:5]
             print(
                 f"{name}: costliest dbt nodes ({total:.0f} s of node time in all): "
-                + ", ".join(f"{k.split('.')[-1]} {v:.0f} s ({v / total:.0%})" for k, v in top)
+                + ", ".join(f"{node_name(k)} {v:.0f} s ({v / total:.0%})" for k, v in top)
             )
         print(
             "fingerprints (clean set, clusters, mix checksum): "
