@@ -47,6 +47,7 @@ launch() {
     : >"$state/$name.log"
     setsid nohup "$spark_home/bin/spark-class" "$@" >>"$state/$name.log" 2>&1 </dev/null &
     echo $! >"$state/$name.pid"
+    echo "$python" >"$state/python"  # the venv the daemons run from
 }
 
 start() {
@@ -66,6 +67,20 @@ start() {
     export SPARK_LOCAL_IP=127.0.0.1
     export SPARK_DAEMON_MEMORY=${SPARK_DAEMON_MEMORY:-512m}
     export SPARK_LOG_DIR=$state SPARK_PID_DIR=$state
+
+    # Daemons started from another checkout's venv that is gone since (a deleted clone) would
+    # launch executors from missing files: stop them and start this venv's. From another venv
+    # that still exists, they keep running (another checkout may be using them), and say so.
+    if [ -f "$state/python" ] && [ "$(cat "$state/python")" != "$python" ]; then
+        local before
+        before=$(cat "$state/python")
+        if [ -x "$before" ]; then
+            say "warning: the cluster runs $before, not $python; \`$0 stop\` first to run this checkout's code on it"
+        else
+            say "the cluster's Python $before is gone: restarting it with $python"
+            stop
+        fi
+    fi
 
     if master_answers; then
         say "master already running on $master_url"
