@@ -244,8 +244,10 @@ def run(
         try:
             stdout, stderr = popen.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            stacks = stacks_of(popen.pid)
-            os.killpg(popen.pid, signal.SIGKILL)
+            try:
+                stacks = stacks_of(popen.pid)
+            finally:  # killed whatever the dump did: leaving the block waits for the process
+                os.killpg(popen.pid, signal.SIGKILL)
             stdout, stderr = popen.communicate()
             pytest.fail(
                 f"{' '.join(args)} still ran after {timeout:.0f} s\n{stdout[-4000:]}\n"
@@ -272,13 +274,17 @@ def stacks_of(pid: int) -> str:
         i += 1
     dumps = []
     for process in processes:
-        dump = subprocess.run(
-            [str(BIN / "py-spy"), "dump", "--pid", str(process)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+        try:
+            dump = subprocess.run(
+                [str(BIN / "py-spy"), "dump", "--pid", str(process)],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            dumps.append(f"--- pid {process}: no stack ({exc})")
+            continue
         dumps.append(f"--- pid {process}: {dump.stdout}{dump.stderr}")
     return "\n".join(dumps)
 

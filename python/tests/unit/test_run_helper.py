@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import conftest
 from tests.conftest import run
 
 HANGS = """
@@ -29,6 +30,17 @@ def test_a_command_that_hangs_fails_with_the_stacks_of_its_processes(tmp_path: P
     message = str(failed.value)
     assert "still ran after 3 s" in message
     assert message.count("wait_for_ever") == 2, message  # the parent's and the child's stack
+
+
+def test_a_hang_is_killed_even_when_its_stacks_cannot_be_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = tmp_path / "hangs.py"
+    script.write_text(HANGS)
+    monkeypatch.setattr(conftest, "BIN", tmp_path)  # no py-spy there
+    with pytest.raises(pytest.fail.Exception) as failed:
+        run([sys.executable, str(script)], timeout=3)
+    assert str(failed.value).count("no stack") == 2, str(failed.value)
 
 
 def test_a_command_that_fails_fails_the_test_with_its_output() -> None:
