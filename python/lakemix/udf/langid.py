@@ -5,8 +5,10 @@ The model file ``lid.176.ftz`` (176 languages, CC-BY-SA-3.0) comes inside the
 re-implementation of fastText's predict that gives fasttext-predict's labels and scores bit for
 bit at 4-5x its speed. Where its probability is below 0.9, CLD2 reads the same prefix and may
 confirm or replace the label (``langid_combined`` has the rule and its measurements); labels
-stay lid.176's. The script is not the model's guess: it is the ISO 15924 code of most letters
-in the text, counted by a numba kernel over the UTF-8 bytes.
+stay lid.176's. Then Bosnian, Croatian and Serbian, and Malay and Indonesian, which both models
+confuse, are told apart by the words only one of each writes (``langid_neighbours``). The
+script is not the model's guess: it is the ISO 15924 code of most letters in the text, counted
+by a numba kernel over the UTF-8 bytes.
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 # Bumped when the language, script or score of a text change: incremental models refuse rows of
-# another definition. 2: CLD2 is consulted where lid.176 is unsure (langid_combined).
-DEFINITION = 2
+# another definition. 2: CLD2 is consulted where lid.176 is unsure (langid_combined). 3: close
+# neighbours told apart by their words (langid_neighbours).
+DEFINITION = 3
 # Only the first characters are classified, so cost per document is bounded; bench/langid.py
 # shows accuracy and agreement with whole-document labels level off well before this.
 PREFIX_CHARS = 2000
@@ -98,8 +101,9 @@ def identify_language(
 
     Args:
         texts: Strings (string, large_string, string_view) or UTF-8 bytes; nulls allowed.
-        consult_cld2: Ask CLD2 where lid.176 is unsure (``langid_combined``); False gives
-            lid.176's answers alone.
+        consult_cld2: Ask CLD2 where lid.176 is unsure (``langid_combined``) and tell close
+            neighbours apart by their words (``langid_neighbours``); False gives lid.176's
+            answers alone.
 
     Returns:
         A struct array of the same length with ``language`` (one of lid.176's labels: ISO
@@ -113,7 +117,7 @@ def identify_language(
     """
     import pyarrow as pa
 
-    from lakemix.udf import fasttext_kernel, langid_combined
+    from lakemix.udf import fasttext_kernel, langid_combined, langid_neighbours
     from lakemix.udf.scripts import SCRIPT_CODES
 
     texts = _large_strings(texts)
@@ -127,6 +131,7 @@ def identify_language(
         labels, probability = langid_combined.combine(
             model, names, data, starts[known], ends[known], labels, probability
         )
+        labels = langid_neighbours.refine(names, data, starts[known], ends[known], labels)
     language = np.zeros(len(texts), np.int64)  # 0: "und"
     language[known] = labels.astype(np.int64) + 1
     score = np.zeros(len(texts), np.float64)
