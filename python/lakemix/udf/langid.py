@@ -131,7 +131,9 @@ def identify_language(
         labels, probability = langid_combined.combine(
             model, names, data, starts[known], ends[known], labels, probability
         )
-        labels = langid_neighbours.refine(names, data, starts[known], ends[known], labels)
+        labels, probability = langid_neighbours.refine(
+            model, names, data, starts[known], ends[known], labels, probability
+        )
     language = np.zeros(len(texts), np.int64)  # 0: "und"
     language[known] = labels.astype(np.int64) + 1
     score = np.zeros(len(texts), np.float64)

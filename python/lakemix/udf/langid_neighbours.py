@@ -19,8 +19,7 @@ language's Leipzig text (the even-numbered lines; bench/multilingual measures on
 Only a text whose label is in a group is looked at, on the prefix lid.176 read; its label moves
 to another language of the group when the text's words say so (``refine``), and stays when they
 are silent or tied: most short texts carry none of these words, and lid.176's label is then as
-good as any. A moved label keeps the text's language score: the score says how sure the
-identifier is of the group, the words decide within it.
+good as any. A moved label's score is how sure lid.176 is of the group (``refine``).
 """
 
 from __future__ import annotations
@@ -28,8 +27,12 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from lakemix.udf.fasttext_kernel import Model
 
 # Croatian words Bosnian and Serbian write otherwise (and the Croatian month names).
 CROATIAN = (
@@ -149,32 +152,56 @@ _GROUPS = ((SERBO_CROATIAN, serbo_croatian), (MALAY_INDONESIAN, malay_indonesian
 
 
 def refine(
+    model: Model,
     names: Sequence[str],
     data: np.ndarray,
     starts: np.ndarray,
     ends: np.ndarray,
     labels: np.ndarray,
-) -> np.ndarray:
+    scores: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
     """Labels of texts in a group moved to the group's language their words name.
 
+    A moved label is scored with lid.176's probability of the whole group (the sum over its
+    languages) where that is higher than the text's score: the words decide within the group,
+    and lid.176 may have split its probability among the group's languages.
+
     Args:
-        names: Label names (``names[k]`` is label ``k``).
+        model: lid.176 as ``fasttext_kernel.load`` reads it.
+        names: ``model.labels`` as langid names them (``names[k]`` is label ``k``).
         data: The texts' UTF-8 bytes.
         starts: First byte of each text's prefix.
         ends: End byte of each text's prefix.
         labels: Label index of each text.
+        scores: Language score of each text.
 
     Returns:
-        A copy of ``labels``; texts outside the groups keep theirs, and so do texts whose
-        group has a language ``names`` lacks.
+        New label indices and scores (copies); texts outside the groups keep theirs, and so do
+        texts whose group has a language ``names`` lacks.
     """
-    labels = labels.astype(np.int64)
+    from lakemix.udf import fasttext_kernel
+
+    labels, scores = labels.astype(np.int64), scores.astype(np.float64)
     index = {name: k for k, name in enumerate(names)}
     for group, decide in _GROUPS:
         if not all(language in index for language in group):
             continue
-        members = np.isin(labels, [index[language] for language in group])
-        for row in np.flatnonzero(members):
+        members = [index[language] for language in group]
+        rows = np.flatnonzero(np.isin(labels, members))
+        moved = []
+        for row in rows:
             text = bytes(data[starts[row] : ends[row]]).decode("utf-8", "replace")
-            labels[row] = index[decide(text, names[labels[row]])]
-    return labels
+            label = index[decide(text, names[labels[row]])]
+            if label != labels[row]:
+                labels[row] = label
+                moved.append(row)
+        if moved:
+            at = np.array(moved, np.int64)
+            group_p = sum(
+                fasttext_kernel.probabilities(
+                    model, data, starts[at], ends[at], np.full(len(at), member, np.int64)
+                ).astype(np.float64)
+                for member in members
+            )
+            scores[at] = np.maximum(scores[at], np.minimum(group_p, 1.0))
+    return labels, scores

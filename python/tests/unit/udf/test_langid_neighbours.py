@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -10,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lakemix.quality.reference import pack_sentences
-from lakemix.udf import identify_language, langid_neighbours
+from lakemix.udf import fasttext_kernel, identify_language, langid_neighbours
+from lakemix.udf.langid import _LABELS, model_path
 from lakemix.udf.utf8 import text_buffers
 
 CORPORA = Path(
@@ -62,39 +64,85 @@ def test_malay_indonesian_by_words(text: str, label: str, expected: str) -> None
     assert langid_neighbours.malay_indonesian(text, label) == expected
 
 
-def refined(texts: list[str], labels: list[str], names: tuple[str, ...]) -> list[str]:
+@functools.cache
+def model() -> fasttext_kernel.Model:
+    return fasttext_kernel.load(model_path())
+
+
+@functools.cache
+def lid176_names() -> tuple[str, ...]:
+    return tuple(_LABELS.get(label, label) for label in model().labels)
+
+
+def refined(
+    texts: list[str], labels: list[str], names: tuple[str, ...] | None = None
+) -> tuple[list[str], list[float]]:
+    names = names or lid176_names()
     data, offsets, _ = text_buffers(pa.array(texts, pa.large_string()))
     index = np.array([names.index(label) for label in labels])
-    out = langid_neighbours.refine(names, data, offsets[:-1], offsets[1:], index)
-    return [names[k] for k in out]
+    out, scores = langid_neighbours.refine(
+        model(), names, data, offsets[:-1], offsets[1:], index, np.full(len(texts), 0.25)
+    )
+    return [names[k] for k in out], list(scores)
 
 
 def test_refine_moves_only_labels_of_a_group() -> None:
-    names = ("en", "hr", "bs", "sr", "hbs", "ms", "id", "de")
     texts = [BOSNIAN, BOSNIAN, MALAY, MALAY, SERBIAN]
-    assert refined(texts, ["hr", "en", "id", "de", "hbs"], names) == ["bs", "en", "ms", "de", "sr"]
+    got, _ = refined(texts, ["hr", "en", "id", "de", "hbs"])
+    assert got == ["bs", "en", "ms", "de", "sr"]
+
+
+def test_a_moved_label_is_scored_with_the_groups_probability() -> None:
+    texts = [BOSNIAN, MALAY, CROATIAN]
+    labels, scores = refined(texts, ["hr", "id", "hr"])
+    assert labels == ["bs", "ms", "hr"]
+    data, offsets, _ = text_buffers(pa.array(texts, pa.large_string()))
+    names = lid176_names()
+
+    def group_p(row: int, group: tuple[str, ...]) -> float:
+        return sum(
+            float(
+                fasttext_kernel.probabilities(
+                    model(),
+                    data,
+                    offsets[row : row + 1],
+                    offsets[row + 1 : row + 2],
+                    np.array([names.index(language)]),
+                )[0]
+            )
+            for language in group
+        )
+
+    assert scores[0] == pytest.approx(max(0.25, group_p(0, langid_neighbours.SERBO_CROATIAN)))
+    assert scores[1] == pytest.approx(max(0.25, group_p(1, langid_neighbours.MALAY_INDONESIAN)))
+    assert scores[0] > 0.25 and scores[1] > 0.25
+    assert scores[2] == 0.25  # not moved: its score stays
 
 
 def test_refine_leaves_a_group_whose_language_the_labels_lack() -> None:
     names = ("hr", "sr", "ms", "id")  # no "bs" (nor "hbs"): the Serbo-Croatian group is off
-    assert refined([BOSNIAN, MALAY], ["hr", "id"], names) == ["hr", "ms"]
+    assert refined([BOSNIAN, MALAY], ["hr", "id"], names)[0] == ["hr", "ms"]
 
 
 def test_refine_reads_only_the_prefix_it_is_given() -> None:
-    names = ("hr", "bs", "sr", "hbs")
+    names = lid176_names()
     text = "Ovo je rečenica. " + BOSNIAN
     data, offsets, _ = text_buffers(pa.array([text], pa.large_string()))
-    out = langid_neighbours.refine(names, data, offsets[:1], offsets[:1] + 17, np.array([0]))
-    assert names[out[0]] == "hr"
+    labels, _ = langid_neighbours.refine(
+        model(), names, data, offsets[:1], offsets[:1] + 17, np.array([names.index("hr")]),
+        np.zeros(1),
+    )  # fmt: skip
+    assert names[labels[0]] == "hr"
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from([CROATIAN, BOSNIAN, SERBIAN, MALAY, "ž", "\x00", "😀", " "])))
 def test_refine_never_fails_on_mixed_text(parts: list[str]) -> None:
-    names = ("hr", "bs", "sr", "hbs", "ms", "id")
     text = "".join(parts)
-    for label in names:
-        assert refined([text], [label], names)[0] in names
+    for label in ("hr", "bs", "sr", "hbs", "ms", "id"):
+        labels, scores = refined([text], [label])
+        assert labels[0] in ("hr", "bs", "sr", "hbs", "ms", "id")
+        assert 0.25 <= scores[0] <= 1.0
 
 
 def documents(lang: str) -> list[str]:
