@@ -2,9 +2,12 @@
 
 Usage: .venv/bin/python bench/dynamic_mix.py [--docs 10000] [--seeds 0 1 2] [--steps 120]
        [--seq-len 64] [--batch-size 8] [--update-every 10] [--evaluate-only]
+       [--train static schedule odm]
 
 ``--evaluate-only``: score the finished runs of ``--seeds`` without training (seeds trained by
-invocations side by side, ``--seeds 0``, ``--seeds 1``, ..., then scored together).
+invocations side by side, ``--seeds 0``, ``--seeds 1``, ..., then scored together). ``--train
+odm``: train only those kinds and score the others from their finished runs of as many steps
+(after a change to one policy).
 
 Corpus: ``bench/corpus.py`` (``cached_corpus(--docs)``, real Leipzig sentences and web paragraphs),
 of which ten languages of very different sizes (``LANGUAGES``: English has some 30 times the
@@ -44,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import shutil
 import statistics
@@ -224,11 +228,16 @@ def train(
     return {kind: out for kind, (out, _, _) in runs.items()}
 
 
-def trained(bench: Bench, kind: str, seed: int) -> Path:
-    """The folder of a run that ``train`` finished (its checkpoint), for ``--evaluate-only``."""
+def trained(bench: Bench, kind: str, seed: int, steps: int) -> Path:
+    """The folder of a run of ``steps`` steps that ``train`` finished, for ``--evaluate-only``
+    and the kinds ``--train`` leaves out."""
     out = bench.home / "runs" / f"{kind}-{seed}"
-    if not (out / "checkpoint.pt").is_file():
+    record = out / "run.json"
+    if not (out / "checkpoint.pt").is_file() or not record.is_file():
         raise SystemExit(f"no finished run {out}: train it first (without --evaluate-only)")
+    ran = json.loads(record.read_text())["steps"]
+    if ran != steps:
+        raise SystemExit(f"{out} ran {ran} steps, not {steps}: train it again (--train {kind})")
     return out
 
 
@@ -302,6 +311,13 @@ def main() -> None:
         action="store_true",
         help="score the runs of these seeds already trained (by invocations that ran side by side)",
     )
+    parser.add_argument(
+        "--train",
+        nargs="+",
+        choices=["static", "schedule", "odm"],
+        default=["static", "schedule", "odm"],
+        help="run kinds to train; the others are scored from their finished runs",
+    )
     args = parser.parse_args()
     run_tokens = args.steps * args.batch_size * args.seq_len
     bench, tokens, schedule_tag = build(args.docs, run_tokens)
@@ -323,10 +339,9 @@ def main() -> None:
     losses: dict[str, list[dict[str, float]]] = {k: [] for k in kinds}
     for seed in args.seeds:
         start = time.perf_counter()
-        if args.evaluate_only:
-            runs = {kind: trained(bench, kind, seed) for kind in kinds}
-        else:
-            runs = train(bench, kinds, seed, args)
+        fresh = {} if args.evaluate_only else {k: v for k, v in kinds.items() if k in args.train}
+        runs = train(bench, fresh, seed, args) if fresh else {}
+        runs |= {k: trained(bench, k, seed, args.steps) for k in kinds if k not in runs}
         for kind, (mix, tag) in kinds.items():
             losses[kind].append(evaluate(runs[kind], mix, tag, args.seq_len))
         load = os.getloadavg()[0]
