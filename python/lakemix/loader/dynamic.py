@@ -3,8 +3,11 @@
 A rank's token stream is a sequence of draws: draw ``j`` takes the next item of one group's
 stream (``groups.py``), the group chosen by a uniform number that is a hash of (seed, rank,
 ``j``) against the weights in force at the step where the draw's first token is first read
-(``weights.py``). So the batches are a pure function of the seed, the rank and the weight history:
-the same history gives the same batches, whatever was planned, prefetched or resumed before.
+(``weights.py``). Weights are shares of tokens, as a mix's weights are everywhere, so a group is
+drawn with probability proportional to its weight divided by its items' mean tokens: a group
+whose documents are five times as long is drawn a fifth as often for the same weight. So the
+batches are a pure function of the seed, the rank and the weight history: the same history
+gives the same batches, whatever was planned, prefetched or resumed before.
 The stream is packed into sequences as ``planner.py`` packs an epoch (Megatron-style, ``seq_len +
 1`` tokens a window, every token an input once), without epochs: it never ends, every batch is
 full, and a group that runs out starts its next epoch (counted) or, when capped, stops.
@@ -149,7 +152,8 @@ class DynamicPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is
         self._warned = set() if warned is None else warned
         self._cadence = cadence
         self._look = Lookahead(streams) if lookahead is None else lookahead
-        self._mean = max(1.0, float(lengths.mean()))  # a document's tokens: a first guess
+        # A group's items' mean tokens: weights (token shares) become draw probabilities.
+        self._item_tokens = np.array([stream.mean_tokens(lengths) for stream in streams])
         self._restart(None)
 
     def _restart(self, state: dict[str, Any] | None) -> None:
@@ -268,9 +272,11 @@ class DynamicPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is
         covered = int(
             sum(int((self._lengths[r] - s).sum()) for r, s in zip(rows, starts, strict=True))
         )
-        guess = int(need / self._mean * 1.25) + 8
+        draw_weights = self._allowed(weights, items) / self._item_tokens
+        per_draw = float((draw_weights * self._item_tokens).sum() / draw_weights.sum())
+        guess = int(need / per_draw * 1.25) + 8
         while covered <= need:
-            allowed = self._allowed(weights, items)
+            allowed = self._allowed(weights, items) / self._item_tokens
             chosen = choose(uniforms(self._seed, self._salt(), draws, guess), allowed)
             counts = np.bincount(chosen, minlength=len(self._streams))
             # each draw's item number in its group: the group's count so far, in draw order
@@ -314,9 +320,9 @@ class DynamicPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is
                 continue
             self._warned.add(group)
             warnings.warn(
-                f"group {self._history.groups[group]!r} is read in its epoch "
-                f"{int(epochs[group]) + 1}, beyond the mix's max_epochs {self._max_epochs:g} "
-                f"(rank {self._rank})",
+                f"group {self._history.groups[group]!r} is read beyond the mix's max_epochs "
+                f"{self._max_epochs:g} (rank {self._rank} plans its epoch "
+                f"{int(epochs[group]) + 1})",
                 stacklevel=3,
             )
 

@@ -111,6 +111,13 @@ class GroupStream:
         """How many ranks share each epoch of the group."""
         return self._world
 
+    def mean_tokens(self, lengths: NDArray[np.int64]) -> float:
+        """Tokens of an item of the group on average (copies counted), at least 1."""
+        orders = self._orders
+        if orders.total == 0:
+            return 1.0
+        return max(1.0, float((lengths[orders.rows] * orders.repeats).sum()) / orders.total)
+
     def epoch_of(self, items: NDArray[np.int64]) -> NDArray[np.int64]:
         """The group epoch that each item number falls in."""
         later = np.maximum(items - self.first_count, 0) // max(self.count, 1)

@@ -32,9 +32,10 @@ def planner(history: WeightHistory | None = None, **options: Any) -> DynamicPlan
     ]
     history = history or WeightHistory(NAMES, (0.5, 0.3, 0.2))
     defaults = {"seq_len": 8, "batch_size": 2, "seed": 3, "max_epochs": 1000.0}
+    lengths = options.pop("lengths", LENGTHS)
     return DynamicPlanner(
         streams=streams,
-        lengths=LENGTHS,
+        lengths=lengths,
         history=history,
         rank=rank,
         world_size=world,
@@ -67,6 +68,17 @@ def test_shares_follow_the_weights_and_change_when_told() -> None:
     assert before[0] > 3 * before[2]
     assert after[2] > 3 * after[0]
     assert [p.state["step"] for p in plans[:3]] == [1, 2, 3]
+
+
+def test_weights_are_token_shares_whatever_the_groups_document_lengths() -> None:
+    """The small group's documents are 12 times as long as the big group's: drawing groups by
+    weight per document would give it most of the tokens (a weight of 0.2 became 0.7)."""
+    lengths = np.where(GROUPS == 2, 240, 20).astype(np.int64)
+    plans = take(planner(lengths=lengths, seq_len=64, batch_size=4), 1500)
+    tokens = group_tokens(plans)
+    total = sum(tokens.values())
+    shares = [tokens[g] / total for g in range(3)]
+    assert shares == pytest.approx([0.5, 0.3, 0.2], abs=0.03)
 
 
 def test_plans_do_not_depend_on_how_far_ahead_they_are_made() -> None:
@@ -136,4 +148,6 @@ def test_a_capped_group_stops_and_its_weight_goes_elsewhere() -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         take(planner(history, max_epochs=1.0), 100)
-    assert any("group 'small' is read in its epoch 2" in str(w.message) for w in caught)
+    assert any(
+        "group 'small' is read beyond the mix's max_epochs 1" in str(w.message) for w in caught
+    )
