@@ -1,7 +1,7 @@
 """bench/pipeline: the whole lakemix pipeline, full and then +10%, beside datatrove's FineWeb chain.
 
 Usage: .venv/bin/python bench/pipeline.py [--docs 100000] [--seed 0] [--cpus 0,1]
-       [--work bench/out/pipeline-work] [--datatrove-python PYTHON]
+       [--work bench/out/pipeline-work] [--datatrove-python PYTHON] [--skip-datatrove]
 
 Corpus: ``bench/corpus.py``'s deterministic corpus of ``docs + docs // 10`` documents (cached in
 ``bench/out/corpus-<n>``): the first ``docs`` are the full build, the last tenth arrives after it.
@@ -26,7 +26,8 @@ filter) on all of them, as the issue measured it. datatrove has no incremental m
 Printed: each step full and +10%, the nodes that cost most in each build, the incremental ratio
 (+10% ``dbt build`` / full ``dbt build``; also with ingest, mix and release) and lakemix's whole
 pipeline against datatrove's chain in docs/s (wall, and per CPU second: both use one core, but
-the machine may be shared). Figures also go to ``bench/out/pipeline-results.json``.
+the machine may be shared). Figures also go to ``bench/out/pipeline-results-<docs>.json``.
+``--skip-datatrove``: lakemix's side alone (at 1M documents, its memory and scale).
 """
 
 from __future__ import annotations
@@ -280,6 +281,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cpus", default="0,1", help="lakemix's CPU,datatrove's CPU")
     parser.add_argument("--work", type=Path, default=OUT / "pipeline-work")
     parser.add_argument("--datatrove-python", type=Path, help="default: bench/out/venv-datatrove")
+    parser.add_argument(
+        "--skip-datatrove",
+        action="store_true",
+        help="lakemix's side only (its scale and memory: datatrove takes hours at 1M)",
+    )
     args = parser.parse_args(argv)
     cpu_lakemix, _, cpu_datatrove = args.cpus.partition(",")
     if not cpu_datatrove:
@@ -287,11 +293,13 @@ def main(argv: list[str] | None = None) -> None:
     corpus = cached_corpus(args.docs + args.docs // 10, args.seed)
     args.work.mkdir(parents=True, exist_ok=True)
     base, new = write_head_and_tail(corpus, args.work, args.docs)
-    python = args.datatrove_python or ensure_venv()
+    python = None if args.skip_datatrove else args.datatrove_python or ensure_venv()
     started = time.perf_counter()
     dt: dict[str, Any] = {}
 
     def datatrove_side() -> None:
+        if python is None:
+            return
         work = args.work / "datatrove"
         dt.update(run_datatrove_chain(python, corpus, base, args.docs, work, cpu_datatrove))
 
@@ -309,13 +317,13 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def save(docs: int, lakemix: dict[str, dict[str, Step]], dt: dict[str, Any]) -> None:
-    """The figures so far to ``bench/out/pipeline-results.json``."""
+    """The figures so far to ``bench/out/pipeline-results-<docs>.json``."""
     results = {
         "docs": docs,
         "lakemix": {k: {n: asdict(s) for n, s in v.items()} for k, v in lakemix.items()},
         "datatrove": {k: asdict(v) if isinstance(v, Step) else v for k, v in dt.items()},
     }
-    (OUT / "pipeline-results.json").write_text(json.dumps(results, indent=1))
+    (OUT / f"pipeline-results-{docs}.json").write_text(json.dumps(results, indent=1))
 
 
 if __name__ == "__main__":
