@@ -31,12 +31,5 @@
         "select distinct ingest_id from raw.documents where ingest_id not in"
         ~ " (select ingest_id from main.lakemix_tested_ingests) order by ingest_id"
     ).columns[0].values() -%}
-    {%- if not untested -%}
-        {{- return('false') -}}
-    {%- endif -%}
-    {%- set quoted = [] -%}
-    {%- for ingest_id in untested -%}
-        {%- do quoted.append("'" ~ (ingest_id | replace("'", "''")) ~ "'") -%}
-    {%- endfor -%}
-    {{- return('ingest_id in (' ~ quoted | join(', ') ~ ')') -}}
+    {{- return(lakemix.ingests_in('ingest_id', untested)) -}}
 {% endmacro %}

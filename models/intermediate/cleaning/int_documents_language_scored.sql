@@ -6,6 +6,7 @@ with
 documents as (
     select * from {{ ref('stg_raw__documents') }}
     where {{ lakemix.not_in_this('document_id') }}
+        and {{ lakemix.ingests_not_in_this('ingest_id') }}
 ),
 
 documents_identified as (
