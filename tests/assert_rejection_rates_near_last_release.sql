@@ -154,29 +154,59 @@ unchanged_rules as (
     where current_config.config = released_config.config
 ),
 
-decisions as (
+{#- Each rule's failures counted over the documents in both, one unnest of each side's
+    failed rules (a cross join of every document with every rule took 25 s at 1M documents). -#}
+documents_in_both as (
     select
-        unchanged_rules.rule,
-        list_contains(
-            list_transform(released_documents.failed_rules, f -> f.rule), unchanged_rules.rule
-        ) as failed_then,
-        list_contains(
-            list_transform(current_documents.failed_rules, f -> f.rule), unchanged_rules.rule
-        ) as failed_now
+        released_documents.failed_rules as failed_then,
+        current_documents.failed_rules as failed_now
     from released_documents
     inner join current_documents
         on released_documents.document_id = current_documents.document_id
-    cross join unchanged_rules
+),
+
+document_total as (
+    select count(*) as document_count
+    from documents_in_both
+),
+
+failures_then as (
+    select
+        rule,
+        count(*) as failed
+    from (
+        select unnest(list_distinct(list_transform(failed_then, f -> f.rule))) as rule
+        from documents_in_both
+    ) as rules_then
+    group by rule
+),
+
+failures_now as (
+    select
+        rule,
+        count(*) as failed
+    from (
+        select unnest(list_distinct(list_transform(failed_now, f -> f.rule))) as rule
+        from documents_in_both
+    ) as rules_now
+    group by rule
 ),
 
 rates as (
     select
-        rule,
-        count(*) as document_count,
-        avg(cast(coalesce(failed_then, false) as int)) as released_rejection_rate,
-        avg(cast(coalesce(failed_now, false) as int)) as current_rejection_rate
-    from decisions
-    group by rule
+        unchanged_rules.rule,
+        document_total.document_count,
+        coalesce(failures_then.failed, 0) / document_total.document_count
+            as released_rejection_rate,
+        coalesce(failures_now.failed, 0) / document_total.document_count
+            as current_rejection_rate
+    from unchanged_rules
+    cross join document_total
+    left join failures_then
+        on unchanged_rules.rule = failures_then.rule
+    left join failures_now
+        on unchanged_rules.rule = failures_now.rule
+    where document_total.document_count > 0
 )
 
 select
