@@ -72,7 +72,7 @@ def test_shares_follow_the_weights_and_change_when_told() -> None:
 
 def test_weights_are_token_shares_whatever_the_groups_document_lengths() -> None:
     """The small group's documents are 12 times as long as the big group's: drawing groups by
-    weight per document would give it most of the tokens (a weight of 0.2 became 0.7)."""
+    weight per document would give it most of the tokens (0.75 of them for a weight of 0.2)."""
     lengths = np.where(GROUPS == 2, 240, 20).astype(np.int64)
     plans = take(planner(lengths=lengths, seq_len=64, batch_size=4), 1500)
     tokens = group_tokens(plans)
