@@ -22,9 +22,9 @@ def test_exp3_moves_weight_to_the_group_with_the_highest_loss() -> None:
     assert again.update(200, {"sw": 1.0}) == policy.update(200, {"sw": 1.0})
 
 
-def test_exp3_rewards_are_a_moving_average_so_old_losses_fade() -> None:
-    """ODM's moving average: after the losses swap, the weights follow within a few dozen
-    updates (a cumulative sum would keep favouring the group that was hard long ago)."""
+def test_exp3_follows_a_change_of_losses() -> None:
+    """After the losses swap, the weights follow within a few dozen updates; a smoothing of 1
+    (rewards that never move) is refused."""
     policy = EXP3(NAMES)
     for step in range(300):
         policy.update(step, {"de": 1.0, "en": 1.0, "sw": 5.0})
