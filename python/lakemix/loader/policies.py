@@ -57,8 +57,7 @@ class EXP3:
     moving average is what ODM adds to EXP3: a cumulative sum never forgets, so the groups
     drawn least pile up rewards of ``loss / p`` until one of them takes the weight, then the
     next (in bench/dynamic_mix, with the sum, the weight swung between a few languages, up to
-    0.51 on one, while cy, eu, ga and is sat at the exploration floor of 0.03-0.04, and every
-    language but Armenian ended with a higher loss than under the static mix).
+    0.51 on one, while cy, eu, ga and is sat at the exploration floor of 0.03-0.04).
 
     Args:
         groups: The group names (``MixLoader.group_names``).
