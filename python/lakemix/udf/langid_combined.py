@@ -59,6 +59,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from lakemix.udf.langid_neighbours import SERBO_CROATIAN
+
 if TYPE_CHECKING:
     from lakemix.udf.fasttext_kernel import Model
 
@@ -71,7 +73,7 @@ AGREE_SCORE = 0.9
 OVERRIDE_SCORE = 0.75
 FOREIGN_SCORE = 0.0
 # lid.176's label for Serbo-Croatian, and the labels CLD2 splits it into.
-_MACRO, _PARTS = "hbs", ("hr", "bs", "sr")
+_MACRO, _PARTS = SERBO_CROATIAN[-1], SERBO_CROATIAN[:-1]
 
 
 def combine(

@@ -74,6 +74,7 @@ INDONESIAN = (
     "karena bahwa pemerintah uang polisi universitas desember agustus juli juni maret yaitu "
     "perusahaan pajak kendaraan kantor mobil rp nggak enggak gak aja udah banget gimana"
 )
+# The group's labels: its languages, then lid.176's macrolanguage label (langid_combined too).
 SERBO_CROATIAN = ("hr", "bs", "sr", "hbs")
 MALAY_INDONESIAN = ("ms", "id")
 
