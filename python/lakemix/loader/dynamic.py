@@ -272,11 +272,10 @@ class DynamicPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is
         covered = int(
             sum(int((self._lengths[r] - s).sum()) for r, s in zip(rows, starts, strict=True))
         )
-        draw_weights = self._allowed(weights, items) / self._item_tokens
-        per_draw = float((draw_weights * self._item_tokens).sum() / draw_weights.sum())
+        allowed = self._allowed(weights, items) / self._item_tokens
+        per_draw = float((allowed * self._item_tokens).sum() / allowed.sum())  # tokens a draw
         guess = int(need / per_draw * 1.25) + 8
         while covered <= need:
-            allowed = self._allowed(weights, items) / self._item_tokens
             chosen = choose(uniforms(self._seed, self._salt(), draws, guess), allowed)
             counts = np.bincount(chosen, minlength=len(self._streams))
             # each draw's item number in its group: the group's count so far, in draw order
@@ -308,6 +307,8 @@ class DynamicPlanner(BaseNode[BatchPlan]):  # type: ignore[misc]  # torchdata is
             draws += used
             covered = int(ends[used - 1]) if used else covered
             guess *= 2
+            if covered <= need:  # another round: caps may have been reached
+                allowed = self._allowed(weights, items) / self._item_tokens
 
     def _warn(self, counts: NDArray[np.int64], last: NDArray[np.int64]) -> None:
         """Warn, once a group, when a repeated group is read beyond ``max_epochs`` (``last``:

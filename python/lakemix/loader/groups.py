@@ -46,6 +46,16 @@ class GroupOrders:
         self._shuffle: Shuffle | None = None
         self._kept: dict[int, NDArray[np.int64]] = {}
         self._lock = threading.Lock()  # a dropped pipeline's thread may still be planning
+        self._mean_tokens: float | None = None
+
+    def mean_tokens(self, lengths: NDArray[np.int64]) -> float:
+        """Tokens of an item of the group on average (copies counted), at least 1: computed
+        once, as the shuffles (a loader's planners, rebuilt at each change of weights, ask
+        again; ``lengths`` are the store's, the same for all of them)."""
+        if self._mean_tokens is None:
+            total = float((lengths[self.rows] * self.repeats).sum())
+            self._mean_tokens = max(1.0, total / self.total) if self.total else 1.0
+        return self._mean_tokens
 
     def of(self, epochs: NDArray[np.int64]) -> list[NDArray[np.int64]]:
         """The store rows of each epoch's samples, in its order (``epochs`` sorted, distinct).
@@ -113,10 +123,7 @@ class GroupStream:
 
     def mean_tokens(self, lengths: NDArray[np.int64]) -> float:
         """Tokens of an item of the group on average (copies counted), at least 1."""
-        orders = self._orders
-        if orders.total == 0:
-            return 1.0
-        return max(1.0, float((lengths[orders.rows] * orders.repeats).sum()) / orders.total)
+        return self._orders.mean_tokens(lengths)
 
     def epoch_of(self, items: NDArray[np.int64]) -> NDArray[np.int64]:
         """The group epoch that each item number falls in."""
