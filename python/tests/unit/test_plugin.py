@@ -20,6 +20,8 @@ def test_set_up_freezes_what_is_alive_once_per_process() -> None:
         # Objects made after the first set-up (these, and the second plugin's) stay collectable.
         made_later = [[n] for n in range(1000)]
         plugin.Plugin("lakemix", {"lakemix_refresh_views": False})
-        assert gc.get_freeze_count() == frozen, f"{len(made_later)} later objects were frozen"
+        # A frozen object freed since (its last reference dropped) leaves the count, so the
+        # count may fall; a second freeze would add the thousand lists above.
+        assert gc.get_freeze_count() <= frozen, f"{len(made_later)} later objects were frozen"
     finally:
         gc.unfreeze()
