@@ -14,10 +14,10 @@ from tests.conftest import BIN, ROOT, run
 FIXTURES = {
     "fixture_values": """
         select * from (values
-            (1, 'a', 0.5, 0.100, 0.104, 0.0, 'plain text'),
-            (2, null, 1.5, 0.200, 0.300, 0.2, 'write to someone@example.org'),
-            (2, null, 0.7, 0.300, 0.300, 0.0, 'more')
-        ) as t(id, label, score, share, target, slack, body)
+            (1, 'a', 0.5, 0.100, 0.104, 0.0, 'plain text', 'release 1.2.3 at a@b', 'x'),
+            (2, null, 1.5, 0.200, 0.300, 0.2, 'write to someone@example.org', 'v2.0', 'y'),
+            (2, null, 0.7, 0.300, 0.300, 0.0, 'more', 'pi is 3.14159', 'from 10.0.0.1 today')
+        ) as t(id, label, score, share, target, slack, body, note, host)
     """,
     "fixture_whole": "select * from (values (1), (2), (3)) as t(id)",
     "fixture_part_a": "select * from (values (1)) as t(id)",
@@ -51,6 +51,10 @@ models:
               name: share_with_slack_passes
       - name: body
         data_tests: [{no_pii_pattern: {name: pii_fails}}]
+      - name: note
+        data_tests: [{no_pii_pattern: {name: pii_passes}}]
+      - name: host
+        data_tests: [{no_pii_pattern: {name: pii_ip_fails}}]
   - name: fixture_whole
     data_tests:
       - partitioned_into:
@@ -76,6 +80,8 @@ EXPECTED = {
     "share_fails": "fail",
     "share_with_slack_passes": "pass",
     "pii_fails": "fail",
+    "pii_ip_fails": "fail",
+    "pii_passes": "pass",
     "partition_passes": "pass",
     "partition_fails": "fail",
 }
