@@ -1,29 +1,13 @@
-{#- The columns of `relation` except `exclude`, comma-separated, qualified by `alias` when
-    given: a portable `alias.* exclude (...)`. Read from the warehouse when dbt executes; `*`
-    while it only parses. -#}
+{#- The columns of `relation` except `exclude`, comma-separated, quoted, qualified by `alias`
+    when given: a portable `alias.* exclude (...)`; `*` while dbt only parses. -#}
 {% macro columns_of(relation, alias=none, exclude=[]) -%}
     {%- set prefix = alias ~ '.' if alias else '' -%}
     {%- if not execute -%}
         {{ return(prefix ~ '*') }}
     {%- endif -%}
-    {%- set found = namespace(relation=relation) -%}
-    {%- set identifier = relation.identifier | string -%}
-    {%- if identifier.startswith('__dbt__cte__') -%}
-        {#- In a dbt unit test the ref is the fixture's CTE, with the model's columns; the
-            test has no graph to look the model up in, so its layer's schemas are tried. -#}
-        {%- for schema in ['intermediate', 'marts', 'staging'] if found.relation.identifier == identifier -%}
-            {%- set model = adapter.get_relation(
-                database=target.database, schema=schema, identifier=identifier[12:]) -%}
-            {%- if model is not none -%}
-                {%- set found.relation = model -%}
-            {%- endif -%}
-        {%- endfor -%}
-    {%- endif -%}
     {%- set names = [] -%}
-    {%- for column in adapter.get_columns_in_relation(found.relation) -%}
-        {%- if column.name | lower not in exclude -%}
-            {%- do names.append(prefix ~ adapter.quote(column.name)) -%}
-        {%- endif -%}
+    {%- for name in lakemix.column_names(relation, exclude) -%}
+        {%- do names.append(prefix ~ adapter.quote(name)) -%}
     {%- endfor -%}
     {{ return(names | join(', ')) }}
 {%- endmacro %}

@@ -4,7 +4,16 @@
     a threshold of the seed calibrated_thresholds (`lakemix calibrate --write`) overrides
     both, and only the threshold: signal, operator and family stay the rule's. Whole filter
     families are switched with the var lakemix_filter_families. Signals are not recomputed
-    here. -#}
+    here.
+    Each document is checked in one pass against its language's row of rules, one list per
+    signal column: no row per (document, signal) and no aggregate over documents, so memory
+    does not grow with the corpus. -#}
+
+{#- Every column but the key and the language is a signal (language_score and stop_word_count
+    included). -#}
+{%- set signal_columns = lakemix.column_names(
+    ref('int_documents_quality_scored'), exclude=['document_id', 'language']
+) %}
 
 with
 
@@ -73,75 +82,83 @@ effective_thresholds as (
             and default_thresholds.rule = calibrated_thresholds.rule
 ),
 
-{#- Every column but the key is a signal (language_score and stop_word_count included). -#}
-signals_renamed as (
+{#- One row per language: for each signal column, the rules on it (possibly none). -#}
+language_rules as (
     select
-        {{ lakemix.star_except('signals', ref('int_documents_quality_scored'), ['language']) }},
-        language as document_language
-    from signals
-),
-
-signals_long as (
-    {{ lakemix.unpivot_except(
-        'signals_renamed',
-        ref('int_documents_quality_scored'),
-        ['document_id', 'document_language'],
-        'signal',
-        'signal_value',
-        renamed={'document_language': 'language'},
-    ) }}
-),
-
-rules_evaluated as (
-    select
-        signals_long.document_id,
-        effective_thresholds.rule,
-        effective_thresholds.family,
-        effective_thresholds.signal,
-        cast(signals_long.signal_value as double) as signal_value,
-        effective_thresholds.operator,
-        effective_thresholds.threshold,
-        effective_thresholds.threshold_source,
-        {{ lakemix.threshold_passed(
-            'cast(signals_long.signal_value as double)',
-            'effective_thresholds.operator',
-            'effective_thresholds.threshold',
-        ) }} as is_passed
-    from signals_long
-    inner join effective_thresholds
-        on
-            signals_long.document_language = effective_thresholds.language
-            and signals_long.signal = effective_thresholds.signal
-),
-
-failures_per_document as (
-    select
-        document_id,
-        count(*) as failed_rule_count,
-        {{ lakemix.ordered_list(lakemix.struct_pack({
+        language
+        {%- for signal in signal_columns %},
+        {{ lakemix.list_agg(lakemix.struct_pack({
             'rule': 'rule',
             'family': 'family',
-            'signal': 'signal',
-            'value': 'signal_value',
             'operator': 'operator',
             'threshold': 'threshold',
             'threshold_source': 'threshold_source',
-        }), ['rule']) }} as failed_rules
-    from rules_evaluated
-    where not is_passed
-    group by document_id
+        })) }} filter (where signal = '{{ signal }}') as {{ adapter.quote('rules_on_' ~ signal) }}
+        {%- endfor %}
+    from effective_thresholds
+    group by language
+),
+
+{#- Per signal column: the rules on it that the document's value fails, with the value. -#}
+{%- set failures = [] %}
+{%- for signal in signal_columns %}
+    {%- set value = 'cast(signals.' ~ adapter.quote(signal) ~ ' as double)' %}
+    {%- do failures.append(lakemix.list_transform(
+        lakemix.list_filter(
+            'language_rules.' ~ adapter.quote('rules_on_' ~ signal),
+            'candidate',
+            'not ' ~ lakemix.threshold_passed(value, 'candidate.operator', 'candidate.threshold'),
+        ),
+        'failed',
+        lakemix.struct_pack({
+            'rule': 'failed.rule',
+            'family': 'failed.family',
+            'signal': "'" ~ signal ~ "'",
+            'value': value,
+            'operator': 'failed.operator',
+            'threshold': 'failed.threshold',
+            'threshold_source': 'failed.threshold_source',
+        }),
+    )) %}
+{%- endfor %}
+
+documents_checked as (
+    select
+        signals.document_id,
+        signals.language,
+        {%- if failures %}
+        {#- By rule (the struct's first field), as the lineage and the rejections mart show. -#}
+        {{ lakemix.list_sort(lakemix.list_concat(failures)) }} as failures
+        {%- else %}
+        null as failures {#- only while dbt parses: no columns are read then -#}
+        {%- endif %}
+    from signals
+    {#- noqa below: sqlfluff renders the model as dbt parses it, without the signal columns. #}
+    left join language_rules  -- noqa: ST11
+        on signals.language = language_rules.language
+),
+
+{#- A language without rules has no lists (null), one with rules may have empty ones. -#}
+documents_counted as (
+    select
+        document_id,
+        language,
+        failures,
+        case
+            when failures is null then 0
+            else {{ lakemix.list_size('failures') }}
+        end as failed_rule_count
+    from documents_checked
 ),
 
 documents_filtered as (
     select
-        signals.document_id,
-        signals.language,
-        coalesce(failures_per_document.failed_rule_count, 0) as failed_rule_count,
-        failures_per_document.failed_rules,
-        failures_per_document.document_id is null as is_kept
-    from signals
-    left join failures_per_document
-        on signals.document_id = failures_per_document.document_id
+        document_id,
+        language,
+        failed_rule_count,
+        case when failed_rule_count > 0 then failures end as failed_rules,
+        failed_rule_count = 0 as is_kept
+    from documents_counted
 )
 
 select * from documents_filtered

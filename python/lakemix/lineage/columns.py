@@ -106,12 +106,12 @@ class LineageTracer:
                     if upstream.unique_id != relation.unique_id:
                         found.setdefault((upstream.unique_id, name), (upstream, name))
                     continue
-                # sqlglot could not look inside this CTE (an UNPIVOT): every column of the
-                # relations it reads is an input.
+                # sqlglot could not look inside this CTE (an UNPIVOT, say): every column of
+                # the relations it reads is an input.
                 for opaque in self._cte_relations(relation, table.name):
                     for col in opaque.columns:
                         found.setdefault((opaque.unique_id, col), (opaque, col))
-                note = f"through {table.name} (UNPIVOT: every column it reads)"
+                note = f"through {table.name} (opaque to sqlglot: every column it reads)"
         return sorted(found.values(), key=lambda rc: (rc[0].label, rc[1])), note
 
     def _model_nodes(self, relation: Relation) -> dict[str, Node]:

@@ -38,12 +38,13 @@ def test_drift_blocks_a_release_unless_explained(lakehouse: Settings, project: P
     # test of the model does not pin, so the model still builds).
     model = project / FILTERED
     original = model.read_text()
-    assert "    where not is_passed\n" in original
+    check = "'not ' ~ lakemix.threshold_passed("
+    assert check in original
     model.write_text(
         original.replace(
-            "    where not is_passed\n",
-            "    where not is_passed\n"
-            "        or (rule = 'fineweb_min_line_punct_fraction' and signal_value <= 1)\n",
+            check,
+            "\"(candidate.rule = 'fineweb_min_line_punct_fraction'\""
+            " ~ ' and ' ~ value ~ ' <= 1) or ' ~ " + check,
         )
     )
     failed = build(project, *select, check=False)
