@@ -85,13 +85,19 @@
     union all by name select * from tokens
     union all by name select * from layer_rows
     {%- for model, column in completeness %}
+    {#- The NULLs from Iceberg's column metrics where they tell (counting them read every
+        text of fct_clean_documents: 1.1 s of this hook's 1.7 s at 100k documents). #}
+    {%- set known = run_query(
+        "select lakemix_null_count('marts." ~ model ~ "', '" ~ column ~ "')"
+    ).columns[0].values()[0] %}
+    {%- set nulls = known if known is not none else 'count_if("' ~ column ~ '" is null)' %}
     union all by name
     select
         'missing_fraction' as metric,
         '{{ model }}.{{ column }}' as dimension,
         cast(null as varchar) as language,
-        count_if("{{ column }}" is null) as document_count,
-        coalesce(count_if("{{ column }}" is null) / nullif(count(*), 0), 0) as value
+        {{ nulls }} as document_count,
+        coalesce({{ nulls }} / nullif(count(*), 0), 0) as value
     from marts.{{ model }}
     {%- endfor %}
 {% endmacro %}

@@ -26,7 +26,7 @@ from lakemix.dbt import cache_key, store, watermark
 from lakemix.dbt.csv_text import csv_json
 from lakemix.dbt.texts import TextFunctions
 from lakemix.git import git_state
-from lakemix.iceberg import views
+from lakemix.iceberg import stats, views
 from lakemix.iceberg.snapshots import scan_at
 from lakemix.search.sql import register as register_search
 from lakemix.settings import Settings, project_root
@@ -139,6 +139,14 @@ class Plugin(BasePlugin):
             side_effects=True,
         )
         conn.create_function(
+            "lakemix_null_count",
+            self._null_count,
+            ["VARCHAR", "VARCHAR"],
+            "BIGINT",
+            null_handling=SPECIAL,  # NULL: the metadata cannot tell
+            side_effects=True,
+        )
+        conn.create_function(
             "lakemix_scan_at",
             self._scan_at,
             ["VARCHAR", "VARCHAR"],
@@ -189,6 +197,11 @@ class Plugin(BasePlugin):
 
     def _metadata_location(self, identifier: str) -> str:
         return str(self.catalog.load_table(identifier).metadata_location)
+
+    def _null_count(self, identifier: str, column: str) -> int | None:
+        """NULLs of a column of a table's current snapshot from Iceberg's column metrics, or
+        None (macro ``build_layer_stats``: then it counts them)."""
+        return stats.null_count(self.catalog.load_table(identifier), column)
 
     def _scan_at(self, identifier: str, version: str) -> str:
         """``iceberg_scan(...)`` of a table at a tag, snapshot id or timestamp (macro ``at``)."""

@@ -17,6 +17,20 @@ def row_count(table: Table) -> int:
     return sum(task.file.record_count for task in table.scan().plan_files())
 
 
+def null_count(table: Table, column: str) -> int | None:
+    """NULLs of a top-level ``column`` in the current snapshot, from the data files' column
+    metrics; ``None`` when the metadata cannot tell exactly (a delete file applies, or a data
+    file has no null count for the column: then scan)."""
+    field_id = table.schema().find_field(column).field_id
+    total = 0
+    for task in table.scan().plan_files():
+        counts = task.file.null_value_counts or {}
+        if task.delete_files or field_id not in counts:
+            return None
+        total += counts[field_id]
+    return total
+
+
 def table_row_counts(catalog: Catalog) -> list[tuple[str, int, int | None]]:
     """(namespace.table, rows, current snapshot id) for every table, sorted by name."""
     out = []
