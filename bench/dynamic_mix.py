@@ -1,8 +1,8 @@
-"""bench/dynamic_mix: per-language validation loss of a static mix, a schedule and ODM.
+"""bench/dynamic_mix: per-language validation loss of a static mix, a schedule, ODM and DoReMi.
 
 Usage: .venv/bin/python bench/dynamic_mix.py [--docs 10000] [--seeds 0 1 2] [--steps 120]
        [--seq-len 64] [--batch-size 8] [--update-every 10] [--evaluate-only]
-       [--train static schedule odm]
+       [--train static schedule odm reference excess]
 
 ``--evaluate-only``: score the finished runs of ``--seeds`` without training (seeds trained by
 invocations side by side, ``--seeds 0``, ``--seeds 1``, ..., then scored together). ``--train
@@ -24,12 +24,17 @@ mix files never enter the project's ``mixes/``), then two mixes of the same docu
 
 Runs, each ``examples/train_tiny.py`` (CPU, its tiny model) for ``--steps`` steps of
 ``--batch-size`` x ``--seq-len`` tokens (equal tokens for all), once per seed (``--seed``: the
-model's init and the loader's order); the three runs of a seed side by side, one thread each:
+model's init and the loader's order); the runs of a seed side by side, one thread each:
 
 * static: ``--mix bench_dyn_static`` (the temperature mix as released);
 * schedule: ``--mix bench_dyn_schedule`` (the loader follows the release's schedule);
 * ODM: ``--mix bench_dyn_static --policy exp3 --update-every N``: Online Data Mixing's EXP3 over
-  the languages, started from the release's token shares (the temperature weights).
+  the languages, started from the release's token shares (the temperature weights);
+* reference: ``--mix bench_dyn_static --groups language``: the static weights drawn group by
+  group (the dynamic loader with weights that never change), which logs each language's loss;
+* excess: ``--mix bench_dyn_static --policy excess --reference <that seed's reference run>``:
+  DoReMi-style weights from each language's loss above the reference run's last logged loss
+  (trained after its reference run).
 
 Each trained model is then scored on the validation split of its release: every validation
 document once, cut into windows of ``seq_len + 1`` tokens (at most ``EVAL_WINDOWS`` a document),
@@ -73,6 +78,8 @@ STATIC, SCHEDULE = "bench_dyn_static", "bench_dyn_schedule"
 ALPHAS = (1.0, 0.6, 0.3, 0.0)  # the schedule's temperature exponents, a quarter of the run each
 EVAL_WINDOWS = 4
 LOW, HIGH = 5, 3  # languages counted as low- and high-resource
+# Run kinds; the first is the baseline the others are compared with.
+KINDS = ("static", "schedule", "odm", "reference", "excess")
 
 
 def temperature(tokens: Mapping[str, float], alpha: float) -> dict[str, float]:
@@ -213,6 +220,12 @@ def train(
                "--seed", str(seed)]  # fmt: skip
         if kind == "odm":
             cmd += ["--policy", "exp3", "--update-every", str(args.update_every)]
+        elif kind == "reference":  # the static weights, grouped: it logs each group's loss
+            cmd += ["--groups", "language", "--update-every", str(args.update_every)]
+        elif kind == "excess":
+            reference = trained(bench, "reference", seed, args.steps)
+            cmd += ["--policy", "excess", "--reference", str(reference),
+                    "--update-every", str(args.update_every)]  # fmt: skip
         log = (out / "train.log").open("wb")
         runs[kind] = (
             out,
@@ -314,8 +327,8 @@ def main() -> None:
     parser.add_argument(
         "--train",
         nargs="+",
-        choices=["static", "schedule", "odm"],
-        default=["static", "schedule", "odm"],
+        choices=list(KINDS),
+        default=list(KINDS),
         help="run kinds to train; the others are scored from their finished runs",
     )
     args = parser.parse_args()
@@ -331,16 +344,17 @@ def main() -> None:
         f"{run_tokens:,} tokens each, seeds {args.seeds}; load average {load[0]:.1f} (2 cores)",
         flush=True,
     )
-    kinds = {
-        "static": (STATIC, STATIC),
-        "schedule": (SCHEDULE, schedule_tag),
-        "odm": (STATIC, STATIC),
-    }
+    kinds = {kind: (SCHEDULE, schedule_tag) if kind == "schedule" else (STATIC, STATIC)
+             for kind in KINDS}  # fmt: skip
     losses: dict[str, list[dict[str, float]]] = {k: [] for k in kinds}
     for seed in args.seeds:
         start = time.perf_counter()
         fresh = {} if args.evaluate_only else {k: v for k, v in kinds.items() if k in args.train}
-        runs = train(bench, fresh, seed, args) if fresh else {}
+        # the excess policy reads its reference run's losses: that run trains first
+        first = {k: v for k, v in fresh.items() if k != "excess"}
+        runs = train(bench, first, seed, args) if first else {}
+        if "excess" in fresh:
+            runs |= train(bench, {"excess": fresh["excess"]}, seed, args)
         runs |= {k: trained(bench, k, seed, args.steps) for k in kinds if k not in runs}
         for kind, (mix, tag) in kinds.items():
             losses[kind].append(evaluate(runs[kind], mix, tag, args.seq_len))
@@ -363,7 +377,7 @@ def main() -> None:
             f"  {kind:<9} low {spread(summary[kind]['low'])}  high {spread(summary[kind]['high'])}"
         )
     base = summary["static"]
-    for kind in ("schedule", "odm"):
+    for kind in KINDS[1:]:
         gains = [s - d for s, d in zip(base["low"], summary[kind]["low"], strict=True)]
         costs = [d - s for s, d in zip(base["high"], summary[kind]["high"], strict=True)]
         noise = max(max(v) - min(v) for v in (base["low"], summary[kind]["low"]))

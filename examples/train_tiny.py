@@ -20,7 +20,8 @@ against a reference run's per-group loss) reads the mix grouped by language and 
 every ``--update-every`` steps from the per-group loss of the batches since, all-reduced over the
 ranks so that every rank sets the same weights at the same step. A mix file with ``groups:`` and a
 ``schedule:`` follows its schedule without a policy. The run record keeps the weights over the
-run and the last per-group loss (what ``--reference`` reads).
+run and each group's loss in the last window of steps that held its tokens (what
+``--reference`` reads).
 """
 
 from __future__ import annotations
@@ -165,7 +166,9 @@ def main() -> None:
     # per-group sums and counts of token losses since the last update (a dynamic mix)
     sums = torch.zeros(len(loader.group_names), dtype=torch.float64)
     counts = torch.zeros_like(sums)
-    last_group_losses: dict[str, float] = {}
+    # each group's loss in the last window that held its tokens: a window of long packed
+    # documents holds a few groups only, and a reference run must give every group's
+    last_group_losses: dict[str, float] = dict(saved.get("group_losses", {}))
     if "group_loss_sums" in saved:
         sums, counts = saved["group_loss_sums"]
     while step < last:
@@ -187,7 +190,7 @@ def main() -> None:
             if grouped and step % args.update_every == 0:
                 # every rank: the same all-reduced losses, so the same weights at the same step
                 means = mean_losses(sums, counts, loader.group_names)
-                last_group_losses = means
+                last_group_losses |= means
                 if policy is not None:
                     loader.set_weights(policy.update(step, means), at_step=loader.step)
                 sums.zero_()
@@ -204,6 +207,7 @@ def main() -> None:
                     if policy is not None:
                         save["policy"] = policy.state_dict()
                     save["group_loss_sums"] = (sums.clone(), counts.clone())
+                    save["group_losses"] = dict(last_group_losses)
                     torch.save(
                         {**save, "step": step, "tokens": tokens, "loader": states}, checkpoint
                     )

@@ -206,6 +206,19 @@ def command(
     return run_command([*script, *args, *common], extra_env=env)
 
 
+def test_train_tiny_records_each_groups_latest_loss(release: Settings, tmp_path: Path) -> None:
+    """A run's record gives the latest loss of every group it read, not only of the groups in
+    its last window (a window of one batch of packed documents holds one or two), so that
+    ``--policy excess --reference`` can start from it."""
+    script = [str(BIN / "python"), str(ROOT / "examples" / "train_tiny.py"), "--tag", "v1"]
+    common = ["--steps", "40", "--checkpoint-every", "40", "--seq-len", "64", "--batch-size", "8"]
+    common += ["--update-every", "1", "--num-workers", "0", "--groups", "language"]
+    command(["--out", str(tmp_path)], script, common, {"LAKEMIX_HOME": str(release.home)})
+    record = orjson.loads((tmp_path / "run.json").read_bytes())
+    read = {g for g, epochs in record["group_epochs"].items() if epochs > 0}
+    assert len(read) > 2 and set(record["group_losses"]) == read, record["group_losses"]
+
+
 def test_two_ranks_set_the_same_weights_at_the_same_steps(
     release: Settings, tmp_path: Path
 ) -> None:
