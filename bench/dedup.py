@@ -199,6 +199,8 @@ class Measured:
     cpu_seconds: float
     peak_rss: int
 
+    process_rss: int = 0  # the kernel's maximum for one process of the tree (wait4)
+
     def __post_init__(self) -> None:
         self.timeline: list[tuple[float, int]] = []
 
@@ -262,7 +264,9 @@ def run_measured(cmd: list[str], *, env: dict[str, str], cpus: str, log: Path) -
         sampler.join()
     proc.returncode = os.waitstatus_to_exitcode(status)
     cpu_seconds = max(usage.ru_utime + usage.ru_stime, sum(cpu.values()))
-    measured = Measured(seconds, cpu_seconds, max(peak, usage.ru_maxrss * 1024))
+    measured = Measured(
+        seconds, cpu_seconds, max(peak, usage.ru_maxrss * 1024), usage.ru_maxrss * 1024
+    )
     measured.timeline = timeline  # not a field: not written to the results file
     if proc.returncode != 0:
         tail = log.read_text(errors="replace").splitlines()[-40:]
@@ -340,6 +344,7 @@ class Phase:
     peak_rss: int
     models: dict[str, float]
     model_rss: dict[str, int] = field(default_factory=dict)  # largest RSS sampled in each
+    process_rss: int = 0  # the kernel's maximum for one process (wait4)
 
 
 class Lakehouse:
@@ -398,6 +403,7 @@ class Lakehouse:
             return self.dbt(*args, "--full-refresh")
         results = json.loads((self.work / "target" / "run_results.json").read_text())["results"]
         phase = Phase(measured.seconds, measured.cpu_seconds, measured.peak_rss, {})
+        phase.process_rss = measured.process_rss
         for result in results:
             name = result["unique_id"].rsplit(".", 1)[1]
             phase.models[name] = result["execution_time"]

@@ -101,10 +101,21 @@ class Step:
     cpu_seconds: float
     peak_rss: int
     nodes: dict[str, float] = field(default_factory=dict)  # dbt build: seconds per model/test
+    # dbt build: the largest RSS of the process tree sampled while each model executed
+    node_rss: dict[str, int] = field(default_factory=dict)
+    process_rss: int = 0  # the kernel's maximum for one process (wait4): no sampling gaps
 
 
 def step(measured: Measured | Phase, nodes: dict[str, float] | None = None) -> Step:
-    return Step(measured.seconds, measured.cpu_seconds, measured.peak_rss, nodes or {})
+    node_rss = measured.model_rss if isinstance(measured, Phase) else {}
+    return Step(
+        measured.seconds,
+        measured.cpu_seconds,
+        measured.peak_rss,
+        nodes or {},
+        dict(node_rss),
+        measured.process_rss,
+    )
 
 
 def build_nodes(lake: Lakehouse) -> dict[str, float]:
@@ -232,6 +243,13 @@ def report(docs: int, lakemix: dict[str, dict[str, Step]], dt: dict[str, Any] | 
         tests = sum(s for n, s in nodes if n.startswith(("test:", "unit_test:")))
         shown = ", ".join(f"{n} {s:.1f}" for n, s in nodes[:TOP])
         print(f"{label} dbt build, costliest nodes (s): {shown}; all tests {tests:.1f}")
+        largest = sorted(build["dbt build"].node_rss.items(), key=lambda kv: -kv[1])[:TOP]
+        shown = ", ".join(f"{n} {gib(rss)}" for n, rss in largest)
+        print(
+            f"{label} dbt build, largest sampled RSS of the process tree while a model ran: "
+            f"{shown}; the largest one process reached (wait4): "
+            f"{gib(build['dbt build'].process_rss)}"
+        )
     ratio = more["dbt build"].seconds / full["dbt build"].seconds
     cpu_ratio = more["dbt build"].cpu_seconds / full["dbt build"].cpu_seconds
     print(
