@@ -1,8 +1,20 @@
+{#- Every clean document; an incremental run writes only the rows that are new or changed (a
+    kept document whose duplicate cluster grew) and deletes those that left (see the YAML).
+    The text and its length are not hashed to find changed rows: they come from
+    int_documents_pii_redacted, whose rows never change while it is only appended to. The
+    kept documents drive the joins: lakemix.sync_rows() keeps those the run writes. -#}
+{{ config(
+    incremental=true,
+    incremental_strategy='sync',
+    unique_key='document_id',
+    unhashed_columns=['text', 'character_count'],
+) }}
+
 with
 
 deduplicated as (
     select * from {{ ref('int_documents_deduplicated') }}
-    where is_cluster_kept
+    where is_cluster_kept and {{ lakemix.sync_rows() }}
 ),
 
 documents as (

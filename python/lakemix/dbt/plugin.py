@@ -161,6 +161,13 @@ class Plugin(BasePlugin):
             side_effects=True,
         )
         conn.create_function(
+            "lakemix_sync_plan",
+            self._sync_plan,
+            ["VARCHAR", "VARCHAR", "BOOLEAN", "VARCHAR"],
+            "VARCHAR",
+            side_effects=True,
+        )
+        conn.create_function(
             "lakemix_cache_key",
             self._cache_key,
             ["VARCHAR", "VARCHAR", "BOOLEAN"],
@@ -255,6 +262,52 @@ class Plugin(BasePlugin):
         paths = ", ".join(views.quote_literal(path) for path in added.paths)
         return answer(f"read_parquet([{paths}], union_by_name = true)", exact=added.appended_only)
 
+    def _sync_plan(
+        self, target: str, sources_json: str, incremental: bool, invocation_id: str
+    ) -> str:
+        """Whether a model of ``incremental_strategy='sync'`` writes only its changed rows
+        this run (``lakemix.dbt.sync``), as JSON ``{"sync", "reason", "stored",
+        "deleted_keys"}``: ``stored`` reads the table's rows at the snapshot the sync compares
+        with (the one its commit must land on), ``deleted_keys`` is the local file where the
+        materialization writes the keys of the rows to delete.
+        Records the snapshot of each incremental source (``sources_json``, a list of
+        ``namespace.table``) that the run reads, committed with its rows by ``store``."""
+        from pyiceberg.exceptions import NoSuchTableError
+
+        from lakemix.dbt.sync import SyncPlan, plan
+
+        sources = {}
+        for name in orjson.loads(sources_json):
+            try:
+                table = self.catalog.load_table(name)
+            except NoSuchTableError:
+                continue  # not built yet (dbt compile, docs generate)
+            now = views.pinned_snapshots().get(name) or table.metadata.current_snapshot_id
+            if now is not None:
+                sources[name] = (table, now)
+                self._watermarks[target] = self._watermarks.get(target, {}) | {
+                    watermark.watermark_property(name): str(now)
+                }
+        decided, stored = SyncPlan(False, "not an incremental run"), ""
+        if incremental:
+            try:
+                table = self.catalog.load_table(target)
+                decided = plan(table, sources)
+            except NoSuchTableError:
+                decided = plan(None, sources)
+        if decided.parent is not None:
+            self._parents[target] = decided.parent
+            stored = views.scan_sql(table, decided.parent)
+        keys = self.settings.home / "staging" / f"{invocation_id}-{target}-deleted-keys.parquet"
+        return orjson.dumps(
+            {
+                "sync": decided.sync,
+                "reason": decided.reason,
+                "stored": stored,
+                "deleted_keys": str(keys),
+            }
+        ).decode()
+
     def _cache_key(self, target: str, spec: str, incremental: bool) -> str:
         """Record the key of ``target``'s settings (macro ``cache_key``); incrementally, refuse
         a key other than that of the rows already stored (``cache_key.check``)."""
@@ -342,6 +395,8 @@ class Plugin(BasePlugin):
                 commit_when_empty=bool(read),
                 s3=self.settings.s3,
                 parent=parent,
+                key=options.get("key"),
+                deleted_keys=options.get("deleted_keys"),
             ),
         )
         self.texts.commit(identifier)

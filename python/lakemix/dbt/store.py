@@ -6,6 +6,7 @@ import os
 import shutil
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -16,6 +17,7 @@ from lakemix.dbt.watermark import PROPERTY_PREFIX
 from lakemix.errors import LakemixError
 from lakemix.iceberg import commit_with_retry, ensure_namespace, local_path
 from lakemix.iceberg.commit import NO_REPLAY
+from lakemix.iceberg.row_delta import commit_row_delta, positions_of
 from lakemix.settings import S3Settings, is_remote
 from lakemix.storage import filesystem, uri_of
 
@@ -37,14 +39,18 @@ class StoreRequest:
         staged: Folder (or file) of Parquet files the model wrote: a local staging folder,
             or, on an object store (which cannot rename), a prefix under the table's data
             folder where the files already sit at their final keys (``staging_location``).
-        mode: ``overwrite`` (replace all rows) or ``append``.
+        mode: ``overwrite`` (replace all rows), ``append``, or ``sync`` (append the staged
+            rows and delete by position the rows whose ``key`` is in ``deleted_keys``: one
+            snapshot; ``lakemix.iceberg.row_delta``).
         properties: Snapshot properties (dbt invocation id, model, git commit).
         full_refresh: Recreate the table when its schema cannot evolve in place.
         commit_when_empty: With no rows to append, append an empty snapshot all the same when
             the current one lacks the properties (what the run read: ``watermark``).
         parent: The table's snapshot an incremental run computed its rows against; an append
             onto another snapshot (a concurrent build committed meanwhile) is refused, as
-            the rows may already be there.
+            the rows may already be there (or, for ``sync``, the rows to delete moved).
+        key: ``sync``: the column that identifies a row.
+        deleted_keys: ``sync``: a local Parquet file of the ``key`` values to delete.
     """
 
     identifier: str
@@ -55,6 +61,11 @@ class StoreRequest:
     commit_when_empty: bool = False
     s3: S3Settings | None = None
     parent: int | None = None
+    key: str | None = None
+    deleted_keys: str | None = None
+
+
+MODES = ("overwrite", "append", "sync")
 
 
 def staging_location(
@@ -191,8 +202,10 @@ def store(catalog: Catalog, request: StoreRequest) -> str:
     from pyiceberg.exceptions import NoSuchTableError
     from pyiceberg.expressions import AlwaysTrue
 
-    if request.mode not in ("overwrite", "append"):
-        raise StoreError(f"unknown store mode {request.mode!r}; use overwrite or append")
+    if request.mode not in MODES:
+        raise StoreError(f"unknown store mode {request.mode!r}; use one of {', '.join(MODES)}")
+    if request.mode == "sync" and (request.key is None or request.deleted_keys is None):
+        raise StoreError(f"{request.identifier}: a sync needs its key and the keys to delete")
     schema = _schema(request.staged, request.s3)
     ensure_namespace(catalog, request.identifier.rsplit(".", 1)[0])
     try:
@@ -219,7 +232,8 @@ def store(catalog: Catalog, request: StoreRequest) -> str:
 
     def attempt(table: Table) -> str:
         current = table.metadata.current_snapshot_id
-        if request.mode == "append" and request.parent is not None and current != request.parent:
+        incremental = request.mode in ("append", "sync")
+        if incremental and request.parent is not None and current != request.parent:
             for path in paths:  # never committed: the run's rows are left out, not doubled
                 table.io.delete(path)
             raise StoreError(
@@ -227,6 +241,15 @@ def store(catalog: Catalog, request: StoreRequest) -> str:
                 f"incremental run computed its rows against snapshot {request.parent} (now "
                 f"{current}); nothing was appended. Run the build again."
             )
+        if request.mode == "sync":
+            assert request.key is not None and request.deleted_keys is not None
+            keys = pq.read_table(request.deleted_keys, columns=[request.key]).column(request.key)
+            # Committed even when nothing changed: the current snapshot names the build that
+            # last made the table what it is (its vars go into a release's manifest).
+            commit_row_delta(
+                table, paths, positions_of(table, request.key, keys), request.properties
+            )
+            return str(table.refresh().metadata_location)
         with table.transaction() as tx:
             if request.mode == "overwrite" and table.current_snapshot() is not None:
                 tx.delete(AlwaysTrue(), snapshot_properties=request.properties)
@@ -243,4 +266,6 @@ def store(catalog: Catalog, request: StoreRequest) -> str:
     location = commit_with_retry(catalog, request.identifier, attempt)
     if not is_remote(request.staged):
         shutil.rmtree(request.staged, ignore_errors=True)
+    if request.deleted_keys is not None:
+        Path(request.deleted_keys).unlink(missing_ok=True)
     return location

@@ -10,11 +10,13 @@ if TYPE_CHECKING:
 
 
 def row_count(table: Table) -> int:
-    """Rows in the current snapshot, from the manifests' record counts."""
-    snapshot = table.current_snapshot()
-    if snapshot is None:
-        return 0
-    return sum(task.file.record_count for task in table.scan().plan_files())
+    """Rows in the current snapshot, from the manifests' record counts: the data files' rows
+    less those their position deletes hide (lakemix writes each deleted row once:
+    ``lakemix.iceberg.row_delta``)."""
+    from lakemix.iceberg.row_delta import deleted_share
+
+    share = deleted_share(table)
+    return share.stored - share.deleted
 
 
 def null_count(table: Table, column: str) -> int | None:

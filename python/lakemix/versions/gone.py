@@ -39,8 +39,8 @@ def missing_data(
         manifest: The release manifest.
         tables: The tables to check (each must be pinned by the manifest).
         settings: The lakehouse.
-        files: Check every data file of the pinned snapshots too (on local disk or in the
-            object store), not only the snapshots.
+        files: Check every data file (and delete file) of the pinned snapshots too (on local
+            disk or in the object store), not only the snapshots.
     """
     import pyarrow.fs as pafs
     from pyiceberg.exceptions import NoSuchTableError
@@ -60,8 +60,8 @@ def missing_data(
         if not files:
             continue
         for task in table.scan(snapshot_id=snapshot_id).plan_files():
-            uri = task.file.file_path
-            fs, path = filesystem(settings.s3, uri)
-            if fs.get_file_info(path).type != pafs.FileType.File:
-                return f"{name} at snapshot {snapshot_id} lost its file {path}"
+            for uri in (task.file.file_path, *(d.file_path for d in task.delete_files)):
+                fs, path = filesystem(settings.s3, uri)
+                if fs.get_file_info(path).type != pafs.FileType.File:
+                    return f"{name} at snapshot {snapshot_id} lost its file {path}"
     return None

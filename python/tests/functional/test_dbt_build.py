@@ -49,6 +49,34 @@ def counts_by_engine(settings: Settings, tmp: Path) -> dict[str, dict[str, int]]
     return out
 
 
+def copies_of_clean_documents(settings: Settings, path: Path, n: int) -> Path:
+    """A JSON-lines file with the raw texts of ``n`` clean documents (exact duplicates)."""
+    conn = duck.connect(settings.duckdb_path, settings=settings, read_only=True)
+    texts = conn.execute(
+        "select raw.text from raw.documents as raw inner join marts.fct_clean_documents "
+        f"using (document_id) order by document_id limit {n}"
+    ).fetchall()
+    conn.close()
+    lines = (json.dumps({"id": f"copy-{i}", "text": text}) for i, (text,) in enumerate(texts))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def mart_rows(settings: Settings, table: str = "marts.fct_clean_documents") -> tuple[int, int]:
+    """Rows of a table and the sum of their hashes (every column)."""
+    conn = duck.connect(settings.duckdb_path, settings=settings, read_only=True)
+    row = conn.execute(f"select count(*), sum(hash(t) // 16) from {table} as t").fetchone()
+    conn.close()
+    assert row is not None
+    return int(row[0]), int(row[1])
+
+
+def model_rows(settings: Settings, tmp: Path, model: str) -> tuple[int, int]:
+    """``mart_rows`` of the model's SQL as dbt compiled it: the table rebuilt whole."""
+    sql = next((tmp / "target" / "compiled").rglob(f"{model}.sql")).read_text()
+    return mart_rows(settings, f"({sql})")
+
+
 def test_build_on_fixture_corpus(any_lakehouse: Settings, tmp_path: Path) -> None:
     documents = ingest_fixture()
     build = dbt("build", tmp=tmp_path)
@@ -77,25 +105,38 @@ def test_build_on_fixture_corpus(any_lakehouse: Settings, tmp_path: Path) -> Non
     assert props["lakemix.dbt_model"] == "model.lakemix.dim_sources"
     assert props["lakemix.dbt_invocation_id"] and props["lakemix.git_commit"]
 
-    # a second build overwrites (the same rows), a new ingest shows up in the next build
+    # a second build overwrites (the same rows), a new ingest shows up in the next build;
+    # copies of three clean documents grow their duplicate clusters: the clean mart syncs (it
+    # deletes the rows that changed by position and adds them again) instead of rewriting
+    copies = copies_of_clean_documents(any_lakehouse, tmp_path / "copies.jsonl", 3)
+    copied = ingest([copies], source="copies", fmt="jsonl")
     new_ingest = ingest([WEB / "oscar2201"], source="oscar2201", fmt="jsonl")
-    dbt("build", tmp=tmp_path)
+    build = dbt("build", tmp=tmp_path)
+    assert "fct_clean_documents: synced" in build.stdout
     counts = counts_by_engine(any_lakehouse, tmp_path)
     assert counts["pyiceberg"] == counts["iceberg_scan"] == counts["dbt"]
-    assert counts["dbt"]["marts.dim_sources"] == 4
-    assert counts["dbt"]["raw.documents"] == documents + 63
+    assert counts["dbt"]["marts.dim_sources"] == 5
+    assert counts["dbt"]["raw.documents"] == documents + 63 + 3
     clean, rejected = (
         counts["dbt"]["marts.fct_clean_documents"],
         counts["dbt"]["marts.fct_document_rejections"],
     )
-    assert clean + rejected == documents + 63
+    assert clean + rejected == documents + 63 + 3
+    mart = catalog(any_lakehouse).load_table("marts.fct_clean_documents")
+    summary = mart.current_snapshot().summary  # type: ignore[union-attr]
+    assert summary is not None and summary.operation.value == "overwrite"
+    assert int(summary["added-position-deletes"] or 0) >= 3
+    assert int(summary["added-records"] or 0) < clean  # not rewritten whole
+    assert mart_rows(any_lakehouse) == model_rows(any_lakehouse, tmp_path, "fct_clean_documents")
 
     # the second build tested only the new ingest's raw rows (tests with where: __new_rows__),
     # recorded every ingest as tested, and indexed only the new documents for search
     compiled = tmp_path / "target" / "run" / "lakemix" / "models" / "staging" / "raw"
     test_sql = (compiled / "_raw__models.yml" / "not_null_stg_raw__documents_text.sql").read_text()
-    # the new ingest's id itself: with a NOT IN subquery DuckDB normalized every text to test it
-    assert f"where ingest_id in ('{new_ingest.ingest_id}')) dbt_subquery" in test_sql
+    # the new ingests' ids themselves: with a NOT IN subquery DuckDB normalized every text to
+    # test it
+    ids = "', '".join(sorted((copied.ingest_id, new_ingest.ingest_id)))
+    assert f"where ingest_id in ('{ids}')) dbt_subquery" in test_sql
     conn = duck.connect(any_lakehouse.duckdb_path, settings=any_lakehouse, read_only=True)
     tested, ingests, indexed, added = conn.execute(
         "select (select count(distinct ingest_id) from main.lakemix_tested_ingests), "
@@ -103,8 +144,8 @@ def test_build_on_fixture_corpus(any_lakehouse: Settings, tmp_path: Path) -> Non
         "from search.search_index"
     ).fetchone() or (0, 0, 0, 0)
     conn.close()
-    assert tested == ingests == 4
-    assert indexed == documents + 63 and 63 <= added < documents
+    assert tested == ingests == 5
+    assert indexed == documents + 66 and 66 <= added < documents
 
     # the redacted texts and token counts record what they were computed with, and another
     # tokenizer refuses an incremental run instead of mixing two tokenizers' counts in one table
@@ -121,3 +162,10 @@ def test_build_on_fixture_corpus(any_lakehouse: Settings, tmp_path: Path) -> Non
     assert refused.returncode != 0
     assert "int_documents_tokenized holds rows computed with" in refused.stdout
     assert "dbt run --select int_documents_tokenized+ --full-refresh" in refused.stdout
+
+    # the clean mart syncs only while the incremental models it reads were only appended to:
+    # the token counts rewritten (a --full-refresh), it is rebuilt whole, to the same rows
+    dbt("run", *select, "--full-refresh", tmp=tmp_path)
+    rebuilt = dbt("run", "--select", "fct_clean_documents", tmp=tmp_path)
+    assert "rebuilt whole: intermediate.int_documents_tokenized was rewritten" in rebuilt.stdout
+    assert mart_rows(any_lakehouse) == model_rows(any_lakehouse, tmp_path, "fct_clean_documents")
