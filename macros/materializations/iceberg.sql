@@ -119,7 +119,8 @@
         {%- endif -%}
     {%- endfor -%}
     {%- set sql = "select lakemix_sync_plan('" ~ identifier ~ "', '" ~ tojson(sources | sort)
-        ~ "', " ~ ('true' if incremental else 'false') ~ ", '" ~ invocation_id ~ "')" -%}
+        ~ "', " ~ ('true' if incremental else 'false') ~ ", '" ~ invocation_id ~ "', '"
+        ~ local_md5(model.compiled_code) ~ "')" -%}
     {%- set plan = fromjson(run_query(sql).columns[0].values()[0]) -%}
     {%- if incremental and not plan.sync -%}
         {{ log(model.name ~ ": rebuilt whole: " ~ plan.reason, info=true) }}

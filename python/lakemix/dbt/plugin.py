@@ -163,7 +163,7 @@ class Plugin(BasePlugin):
         conn.create_function(
             "lakemix_sync_plan",
             self._sync_plan,
-            ["VARCHAR", "VARCHAR", "BOOLEAN", "VARCHAR"],
+            ["VARCHAR", "VARCHAR", "BOOLEAN", "VARCHAR", "VARCHAR"],
             "VARCHAR",
             side_effects=True,
         )
@@ -263,7 +263,12 @@ class Plugin(BasePlugin):
         return answer(f"read_parquet([{paths}], union_by_name = true)", exact=added.appended_only)
 
     def _sync_plan(
-        self, target: str, sources_json: str, incremental: bool, invocation_id: str
+        self,
+        target: str,
+        sources_json: str,
+        incremental: bool,
+        invocation_id: str,
+        sql_digest: str,
     ) -> str:
         """Whether a model of ``incremental_strategy='sync'`` writes only its changed rows
         this run (``lakemix.dbt.sync``), as JSON ``{"sync", "reason", "stored",
@@ -271,11 +276,13 @@ class Plugin(BasePlugin):
         with (the one its commit must land on), ``deleted_keys`` is the local file where the
         materialization writes the keys of the rows to delete.
         Records the snapshot of each incremental source (``sources_json``, a list of
-        ``namespace.table``) that the run reads, committed with its rows by ``store``."""
+        ``namespace.table``) that the run reads and the digest of its SQL, committed with its
+        rows by ``store``."""
         from pyiceberg.exceptions import NoSuchTableError
 
-        from lakemix.dbt.sync import SyncPlan, plan
+        from lakemix.dbt.sync import SQL_PROPERTY, SyncPlan, plan
 
+        self._watermarks[target] = self._watermarks.get(target, {}) | {SQL_PROPERTY: sql_digest}
         sources = {}
         for name in orjson.loads(sources_json):
             try:
@@ -292,9 +299,9 @@ class Plugin(BasePlugin):
         if incremental:
             try:
                 table = self.catalog.load_table(target)
-                decided = plan(table, sources)
+                decided = plan(table, sources, sql_digest)
             except NoSuchTableError:
-                decided = plan(None, sources)
+                decided = plan(None, sources, sql_digest)
         if decided.parent is not None:
             self._parents[target] = decided.parent
             stored = views.scan_sql(table, decided.parent)

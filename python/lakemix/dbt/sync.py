@@ -10,7 +10,8 @@ reads, whose rows never change once written. That holds while each such source w
 appended to since the model's last run: the run records the snapshot of each it read (as
 ``rows_since`` does, ``lakemix.read.<source>``), and a source rewritten since (a
 ``--full-refresh``) makes the model rebuild whole. It also rebuilds whole when position deletes
-hide a fifth of its stored rows, or after 50 delete files, so that reads stay cheap.
+hide a fifth of its stored rows, or after 50 delete files, so that reads stay cheap, and
+when its compiled SQL changed (an edit may change an unhashed column of every row).
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
 
 MAX_DELETED_SHARE = 0.2
 MAX_DELETE_FILES = 50
+# Snapshot property: the digest of the SQL the model's rows were made with. Changed SQL may
+# change an unhashed column of every row (the text taken from elsewhere): then rebuild whole.
+SQL_PROPERTY = "lakemix.sync.sql"
 
 
 @dataclass(frozen=True)
@@ -43,17 +47,22 @@ class SyncPlan:
     parent: int | None = None
 
 
-def plan(target: Table | None, sources: dict[str, tuple[Table, int]]) -> SyncPlan:
+def plan(target: Table | None, sources: dict[str, tuple[Table, int]], sql_digest: str) -> SyncPlan:
     """Sync or rebuild ``target`` (None: not built yet, or this run is no incremental one).
 
     Args:
         target: The model's table as it is now, or None to rebuild whole.
         sources: Each incremental source the model reads: its table and the snapshot this run
             reads.
+        sql_digest: The digest of the model's compiled SQL this run (``SQL_PROPERTY``).
     """
-    if target is None or target.current_snapshot() is None:
+    snapshot = target.current_snapshot() if target is not None else None
+    if target is None or snapshot is None:
         return SyncPlan(False, "a first build, or a --full-refresh")
     parent = target.metadata.current_snapshot_id
+    made = snapshot.summary.additional_properties if snapshot.summary is not None else {}
+    if made.get(SQL_PROPERTY) != sql_digest:
+        return SyncPlan(False, "its SQL changed since its rows were made")
     for name, (table, now) in sources.items():
         last = watermark.last_read(target, name)
         if last is None or table.snapshot_by_id(last) is None:
