@@ -160,6 +160,13 @@ class TextStore:
                 self._segments[name] = _Segment(index, texts, offsets)
             return {n: self._segments[n] for n in names if n in self._segments}
 
+    def release(self) -> None:
+        """Unmap the segments (the next ``lookup`` maps them again): the pages of the texts
+        a run read count in the process's resident memory for as long as they are mapped
+        (reading every text of a 100k-document store left 240 MB resident)."""
+        with self._lock:
+            self._segments.clear()
+
     def lookup(self, hashes: pa.Array | pa.ChunkedArray) -> pa.Array:
         """The text of each content hash (``large_string``), null where the store lacks it."""
         import numpy as np
