@@ -177,7 +177,11 @@ class TextStore:
         pieces: list[pa.Array] = []
         positions = np.zeros(len(valid), dtype=np.int64)
         taken = 0
-        for segment in self._open().values():
+        segments = self._open()
+        # Unmapped after each call: the pages of the texts read count as resident while mapped,
+        # and one run can read most of the store (a full build's candidate pairs).
+        self.release()
+        for segment in segments.values():
             todo = np.flatnonzero(valid & ~found)
             if not len(todo):
                 break
