@@ -61,6 +61,8 @@ def plan(target: Table | None, sources: dict[str, tuple[Table, int]], sql_digest
         return SyncPlan(False, "a first build, or a --full-refresh")
     parent = target.metadata.current_snapshot_id
     made = snapshot.summary.additional_properties if snapshot.summary is not None else {}
+    if made.get(SQL_PROPERTY) is None:  # made by an earlier lakemix, or rebuilt by Spark
+        return SyncPlan(False, "no record of the SQL its rows were made with")
     if made.get(SQL_PROPERTY) != sql_digest:
         return SyncPlan(False, "its SQL changed since its rows were made")
     for name, (table, now) in sources.items():

@@ -25,9 +25,11 @@ def test_a_sync_follows_sources_that_were_only_appended_to(lakehouse: Settings) 
 
     assert plan(None, {}, "sql-1").reason == "a first build, or a --full-refresh"
     assert not plan(target, {}, "sql-1").sync  # no snapshot yet
+    target.append(ROWS)  # rows made without a record (an earlier lakemix, or Spark)
+    assert plan(target, {}, "sql-1").reason == "no record of the SQL its rows were made with"
 
     made = {watermark_property("intermediate.src"): str(read), SQL_PROPERTY: "sql-1"}
-    target.append(ROWS, snapshot_properties=made)
+    target.overwrite(ROWS, snapshot_properties=made)
     target = tables.load_table("marts.synced")
     decided = plan(target, {"intermediate.src": (source, read)}, "sql-1")
     assert decided.sync and decided.parent == target.metadata.current_snapshot_id
