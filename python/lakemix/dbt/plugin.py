@@ -58,15 +58,13 @@ def freeze_long_lived() -> None:
     atexit.register(gc.freeze)
 
 
-def release_memory(texts: TextStore) -> None:
-    """After a model: give back what its run read and freed but the process would keep. Arrow's
-    memory pool (mimalloc) holds freed batches for reuse, and the text store's mapped pages
-    count as resident: in a 1M-document `dbt build` the process grew by 1.8 GB in
-    ``int_content_pairs_verified`` and kept it to the end (bench/pipeline's RSS per model).
-    Looking up every text of a 100k-document store left 760 MB in the pool and 240 MB mapped."""
+def release_memory() -> None:
+    """After a model: give back the memory Arrow's pool (mimalloc) keeps of the batches the run
+    freed, for reuse: in a 1M-document `dbt build` the process grew by 1.8 GB in
+    ``int_content_pairs_verified`` and kept it to the end (bench/pipeline's RSS per model);
+    looking up every text of a 100k-document store left 760 MB in the pool."""
     import pyarrow as pa
 
-    texts.release()
     pa.default_memory_pool().release_unused()
 
 
@@ -419,4 +417,4 @@ class Plugin(BasePlugin):
             ),
         )
         self.texts.commit(identifier)
-        release_memory(self.texts.store)
+        release_memory()
