@@ -129,7 +129,8 @@
 {% endmacro %}
 
 {#- The rows of a sync model's `sql` that its table lacks or holds otherwise, by a hash of
-    their columns per key (temp tables lakemix_sync_new and lakemix_sync_old); with the
+    their columns per key (temp tables lakemix_sync_new and lakemix_sync_old, and the keys to
+    write and to delete, lakemix_sync_write and lakemix_sync_delete); with the
     table's columns other than the model's, none: rebuild whole (sync.sync set false). -#}
 {% macro _sync_changes(sql, columns, sync) %}
     {%- set key = config.get('unique_key') -%}
@@ -163,6 +164,9 @@
         create or replace temp table lakemix_sync_write as
         select sync_key from lakemix_sync_new
         anti join lakemix_sync_old using (sync_key, sync_fingerprint);
+        create or replace temp table lakemix_sync_delete as
+        select sync_key from lakemix_sync_old
+        anti join lakemix_sync_new using (sync_key, sync_fingerprint);
     {%- endcall %}
     {%- set written = "(" ~ key ~ " in (select sync_key from lakemix_sync_write))" -%}
     {%- set marker = lakemix.sync_rows() -%}
@@ -177,20 +181,18 @@
 {% macro _sync_deleted_keys(sync) %}
     {%- set key = config.get('unique_key') -%}
     {% call statement('sync_deleted_keys') -%}
-        copy (
-            select sync_key as {{ key }}
-            from lakemix_sync_old anti join lakemix_sync_new using (sync_key, sync_fingerprint)
-        ) to '{{ sync.deleted_keys }}' (format parquet)
+        copy (select sync_key as {{ key }} from lakemix_sync_delete)
+        to '{{ sync.deleted_keys }}' (format parquet)
     {%- endcall %}
     {%- set counted = run_query(
-        "select (select count(*) from lakemix_sync_write), (select count(*) from "
-        ~ "lakemix_sync_old anti join lakemix_sync_new using (sync_key, sync_fingerprint))"
-        ).rows[0] -%}
+        "select (select count(*) from lakemix_sync_write), "
+        ~ "(select count(*) from lakemix_sync_delete)").rows[0] -%}
     {{ log(model.name ~ ": synced, " ~ counted[0] ~ " rows written, " ~ counted[1]
         ~ " deleted (changed or gone)", info=true) }}
     {% call statement('sync_drop') -%}
         drop table lakemix_sync_new;
         drop table lakemix_sync_old;
-        drop table lakemix_sync_write
+        drop table lakemix_sync_write;
+        drop table lakemix_sync_delete
     {%- endcall %}
 {% endmacro %}
