@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     import duckdb
     from dbt.adapters.duckdb.utils import TargetConfig
     from pyiceberg.catalog.sql import SqlCatalog
+    from pyiceberg.table import Table
 
 # dbt-duckdb hands a plugin the profile's DuckDB settings too: the plugin's own start with lakemix_.
 PREFIX = "lakemix_"
@@ -241,19 +242,10 @@ class Plugin(BasePlugin):
         def answer(sql: str, *, exact: bool) -> str:
             return orjson.dumps({"sql": sql, "exact": exact}).decode()
 
-        try:
-            table = self.catalog.load_table(source)
-        except NoSuchTableError:
+        read = self._read_source(source, target)
+        if read is None:
             return answer("", exact=False)  # not built yet (dbt compile, docs generate)
-        now = views.pinned_snapshots().get(source)
-        if now is None:
-            current = table.current_snapshot()
-            if current is None:
-                return answer("", exact=False)
-            now = current.snapshot_id
-        self._watermarks[target] = self._watermarks.get(target, {}) | {
-            watermark.watermark_property(source): str(now)
-        }
+        table, now = read
         full = views.scan_sql(table, now)
         if not incremental:
             return answer(full, exact=True)
@@ -292,29 +284,22 @@ class Plugin(BasePlugin):
 
         from lakemix.dbt.sync import SQL_PROPERTY, SyncPlan, plan
 
-        self._watermarks[target] = self._watermarks.get(target, {}) | {SQL_PROPERTY: sql_digest}
+        self._record(target, {SQL_PROPERTY: sql_digest})
         sources = {}
         for name in orjson.loads(sources_json):
-            try:
-                table = self.catalog.load_table(name)
-            except NoSuchTableError:
-                continue  # not built yet (dbt compile, docs generate)
-            now = views.pinned_snapshots().get(name) or table.metadata.current_snapshot_id
-            if now is not None:
-                sources[name] = (table, now)
-                self._watermarks[target] = self._watermarks.get(target, {}) | {
-                    watermark.watermark_property(name): str(now)
-                }
-        decided, stored = SyncPlan(False, "not an incremental run"), ""
+            read = self._read_source(name, target)
+            if read is not None:  # else not built yet (dbt compile, docs generate)
+                sources[name] = read
+        decided, stored, stored_table = SyncPlan(False, "not an incremental run"), "", None
         if incremental:
             try:
-                table = self.catalog.load_table(target)
-                decided = plan(table, sources, sql_digest)
+                stored_table = self.catalog.load_table(target)
             except NoSuchTableError:
-                decided = plan(None, sources, sql_digest)
-        if decided.parent is not None:
+                stored_table = None
+            decided = plan(stored_table, sources, sql_digest)
+        if decided.parent is not None and stored_table is not None:
             self._parents[target] = decided.parent
-            stored = views.scan_sql(table, decided.parent)
+            stored = views.scan_sql(stored_table, decided.parent)
         keys = self.settings.home / "staging" / f"{invocation_id}-{target}-deleted-keys.parquet"
         return orjson.dumps(
             {
@@ -324,6 +309,26 @@ class Plugin(BasePlugin):
                 "deleted_keys": str(keys),
             }
         ).decode()
+
+    def _record(self, target: str, properties: dict[str, str]) -> None:
+        """Snapshot properties ``store`` commits with ``target``'s rows (what its run read)."""
+        self._watermarks[target] = self._watermarks.get(target, {}) | properties
+
+    def _read_source(self, source: str, target: str) -> tuple[Table, int] | None:
+        """The table ``source`` and the snapshot ``target``'s run reads of it (its pinned one,
+        or the current), recorded for ``store`` (``lakemix.read.<source>``); None when it has
+        no table or no snapshot yet."""
+        from pyiceberg.exceptions import NoSuchTableError
+
+        try:
+            table = self.catalog.load_table(source)
+        except NoSuchTableError:
+            return None
+        now = views.pinned_snapshots().get(source) or table.metadata.current_snapshot_id
+        if now is None:
+            return None
+        self._record(target, {watermark.watermark_property(source): str(now)})
+        return table, now
 
     def _cache_key(self, target: str, spec: str, incremental: bool) -> str:
         """Record the key of ``target``'s settings (macro ``cache_key``); incrementally, refuse
