@@ -33,8 +33,12 @@ model's init and the loader's order); the runs of a seed side by side, one threa
 * reference: ``--mix bench_dyn_static --groups language``: the static weights drawn group by
   group (the dynamic loader with weights that never change), which logs each language's loss;
 * excess: ``--mix bench_dyn_static --policy excess --reference <that seed's reference run>``:
-  DoReMi-style weights from each language's loss above the reference run's last logged loss
-  (trained after its reference run).
+  DoReMi-style weights from each language's loss above the reference run's loss at the same
+  step, from the temperature weights (trained after its reference run).
+
+Every run's learning rate warms up and decays as ``train_tiny.py``'s does (cosine to a tenth),
+so a model is not mostly its last few batches (under a constant rate, the seeds of one kind
+spread widely: Armenian 5.02-6.38 over three static runs).
 
 Each trained model is then scored on the validation split of its release: every validation
 document once, cut into windows of ``seq_len + 1`` tokens (at most ``EVAL_WINDOWS`` a document),

@@ -16,12 +16,14 @@ params, the loss, and the run record at each checkpoint (``lakemix runs``, ``lak
 saved, and rank 0 writes.
 
 ``--policy exp3`` (Online Data Mixing) or ``--policy excess --reference runs/static`` (DoReMi-style,
-against a reference run's per-group loss) reads the mix grouped by language and sets the weights
-every ``--update-every`` steps from the per-group loss of the batches since, all-reduced over the
-ranks so that every rank sets the same weights at the same step. A mix file with ``groups:`` and a
-``schedule:`` follows its schedule without a policy. The run record keeps the weights over the
-run and each group's loss in the last window of steps that held its tokens (what
-``--reference`` reads).
+against a reference run's per-group loss at the same step) reads the mix grouped by language and
+sets the weights every ``--update-every`` steps from the per-group loss of the batches since,
+all-reduced over the ranks so that every rank sets the same weights at the same step. A mix file
+with ``groups:`` and a ``schedule:`` follows its schedule without a policy. The run record keeps
+the weights over the run, each group's loss in the last window of steps that held its tokens,
+and every window's losses with its step (``group_loss_trajectory``: what ``--reference`` reads).
+The learning rate warms up over the first 5% of ``--steps`` and decays (cosine) to a tenth of
+its peak.
 """
 
 from __future__ import annotations
@@ -97,8 +99,24 @@ def make_policy(name: str, loader: MixLoader, reference: Path | None) -> MixPoli
     if name == "exp3":
         return EXP3(loader.group_names, loader.weights())
     if reference is None:
-        raise SystemExit("--policy excess needs --reference RUN_DIR (a run with group_losses)")
-    return ExcessLoss(loader.group_names, read_run_record(reference)["group_losses"])
+        raise SystemExit("--policy excess needs --reference RUN_DIR (a grouped run's record)")
+    record = read_run_record(reference)
+    # the reference's loss at each step (older records: each group's last loss only)
+    losses = record.get("group_loss_trajectory") or record.get("group_losses")
+    if not losses:
+        raise SystemExit(f"{reference} logged no per-group loss: train it with --groups")
+    return ExcessLoss(loader.group_names, losses, initial=loader.weights())
+
+
+def learning_rate(step: int, steps: int, peak: float) -> float:
+    """Linear warm-up over the first 5% of the steps, then a cosine decay to a tenth of the
+    peak at ``steps``: a pure function of the step, so a resumed run follows it exactly (and
+    the model's last state is not the last few batches' alone, as under a constant rate)."""
+    warmup = max(1, steps // 20)
+    if step < warmup:
+        return peak * (step + 1) / warmup
+    progress = min(1.0, (step - warmup) / max(1, steps - warmup))
+    return peak * (0.1 + 0.9 * 0.5 * (1.0 + math.cos(math.pi * progress)))
 
 
 def main() -> None:
@@ -140,7 +158,8 @@ def main() -> None:
     tiny = TinyLM(vocabulary, dim=32, layers=2, heads=2, seq_len=args.seq_len)
     # Every rank starts from rank 0's weights; DDP averages the gradients.
     model = nn.parallel.DistributedDataParallel(tiny) if dist.is_initialized() else tiny
-    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    peak_lr = 3e-3
+    optimizer = torch.optim.AdamW(model.parameters(), lr=peak_lr)
     step, tokens = 0, 0
     checkpoint = args.out / "checkpoint.pt"
     saved: dict[str, Any] = {}
@@ -157,7 +176,8 @@ def main() -> None:
     main_rank = loader.rank == 0
     if main_rank:
         args.out.mkdir(parents=True, exist_ok=True)
-    model_params = {"model.dim": 32, "model.layers": 2, "model.heads": 2, "optimizer.lr": 3e-3}
+    model_params = {"model.dim": 32, "model.layers": 2, "model.heads": 2, "optimizer.lr": peak_lr,
+                    "optimizer.schedule": "warm-up 5%, cosine to 10%"}  # fmt: skip
     tracker = start_tracking(
         loader, args.out, run_name=args.out.name, params=model_params, resumed=resumed
     )  # None unless MLFLOW_TRACKING_URI is set, and on ranks other than 0
@@ -169,6 +189,8 @@ def main() -> None:
     # each group's loss in the last window that held its tokens: a window of long packed
     # documents holds a few groups only, and a reference run must give every group's
     last_group_losses: dict[str, float] = dict(saved.get("group_losses", {}))
+    # every window's losses with its step: what a DoReMi-style run compares with, step by step
+    trajectory: list[list[Any]] = list(saved.get("group_loss_trajectory", []))
     if "group_loss_sums" in saved:
         sums, counts = saved["group_loss_sums"]
     while step < last:
@@ -183,6 +205,8 @@ def main() -> None:
                 sums.index_add_(0, ids[keep], flat[keep])
                 counts.index_add_(0, ids[keep], torch.ones_like(flat[keep]))
             optimizer.zero_grad()
+            for group in optimizer.param_groups:
+                group["lr"] = learning_rate(step, args.steps, peak_lr)
             loss_t.backward()
             optimizer.step()
             step, loss = step + 1, float(loss_t.detach())
@@ -191,6 +215,7 @@ def main() -> None:
                 # every rank: the same all-reduced losses, so the same weights at the same step
                 means = mean_losses(sums, counts, loader.group_names)
                 last_group_losses |= means
+                trajectory.append([step, means])
                 if policy is not None:
                     loader.set_weights(policy.update(step, means), at_step=loader.step)
                 sums.zero_()
@@ -208,12 +233,14 @@ def main() -> None:
                         save["policy"] = policy.state_dict()
                     save["group_loss_sums"] = (sums.clone(), counts.clone())
                     save["group_losses"] = dict(last_group_losses)
+                    save["group_loss_trajectory"] = list(trajectory)
                     torch.save(
                         {**save, "step": step, "tokens": tokens, "loader": states}, checkpoint
                     )
                 extra = {"steps": step, "tokens_seen": tokens, "checkpoint": checkpoint.name}
                 if grouped:
                     extra["group_losses"] = last_group_losses
+                    extra["group_loss_trajectory"] = trajectory
                     extra["policy"] = args.policy
                 record_run(loader, args.out, states, extra, tracker=tracker)  # on rank 0
             if step == last:

@@ -9,8 +9,8 @@ them. Two policies:
   Model Pre-Training"): a multi-armed bandit over the groups, rewarded by the loss of the group
   drawn, with EXP3's importance weighting and an exploration rate that decays with the step.
 - ``ExcessLoss``: DoReMi-style (Xie et al. 2023): weights move by exponentiated gradient toward
-  the groups whose loss exceeds a reference run's logged per-group loss the most, mixed with
-  the uniform weights by a smoothing factor.
+  the groups whose loss exceeds a reference run's per-group loss at the same step the most,
+  mixed with the uniform weights by a smoothing factor.
 
 A policy's state (``state_dict``/``load_state_dict``) goes into the checkpoint beside the
 loader's, so a resumed run decides the same weights from the same losses.
@@ -18,7 +18,9 @@ loader's, so a resumed run decides the same weights from the same losses.
 
 from __future__ import annotations
 
+import itertools
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
@@ -115,42 +117,94 @@ class EXP3:
 class ExcessLoss:
     """DoReMi-style weights from excess loss over a reference run (Xie et al. 2023, eq. 1-2).
 
-    Each update: ``excess = max(loss - reference, 0)`` per group seen, ``alpha <- alpha *
+    Each update: ``excess = max(loss - reference, 0)`` per group, ``alpha <- alpha *
     exp(step_size * excess)`` (normalized), and the weights used are ``(1 - smoothing) alpha
-    + smoothing / K``. The reference is a reference run's logged per-group loss (e.g. the
-    ``group_losses`` a static-mix run of ``examples/train_tiny.py`` writes to its run record).
+    + smoothing / K``. DoReMi compares each example's loss with a reference *model*'s loss of the
+    same example, in batches that hold every domain. Online, without a reference model, the
+    reference is a reference run's logged per-group loss (``examples/train_tiny.py`` writes
+    ``group_loss_trajectory`` to its run record): each group is compared with the reference's
+    loss *at the same step* (its latest logged at or before it), so that a group the policy
+    favours falls below the reference and stops gaining, as in DoReMi. A group absent from
+    an update's losses (a window of long packed documents holds a few groups) keeps its
+    latest loss, so it is not pushed down for being absent. Against one final loss per group
+    (a mapping, as older run records give), every group's early loss is far above it: the
+    weights then compound onto whichever group is furthest from its end point (in
+    bench/dynamic_mix, one language held 0.999 by step 30).
 
     Args:
         groups: The group names.
-        reference: The reference run's loss of each group.
+        reference: The reference run's loss of each group: a trajectory, rows ``(step,
+            {group: loss})`` in step order, or one loss per group for every step. A group it
+            never logged gets no excess (with a warning); a group this mix lacks is an error.
         step_size: The exponentiated-gradient step (DoReMi: 1).
         smoothing: The share of uniform weights mixed in (DoReMi: 1e-3).
+        initial: Weights to start from (uniform, as DoReMi, when None).
     """
 
     def __init__(
         self,
         groups: Sequence[str],
-        reference: Mapping[str, float],
+        reference: Mapping[str, float] | Sequence[tuple[int, Mapping[str, float]]],
         *,
         step_size: float = 1.0,
         smoothing: float = 1e-3,
+        initial: Mapping[str, float] | None = None,
     ) -> None:
-        missing = [g for g in groups if g not in reference]
-        if missing:
-            raise ValueError(
-                f"the reference run logged no loss for group(s) {', '.join(missing)}: use a "
-                "reference run of the same groups"
-            )
         self.groups = tuple(groups)
-        self.reference = np.array([float(reference[g]) for g in self.groups])
+        rows = [(0, reference)] if isinstance(reference, Mapping) else list(reference)
+        seen = {g for _, losses in rows for g in losses}
+        unknown = sorted(seen - set(self.groups))
+        if unknown or not seen:
+            raise ValueError(
+                f"the reference run logged losses of group(s) {', '.join(unknown)} this mix "
+                "does not have: use a reference run of the same groups"
+                if unknown
+                else "the reference run logged no loss"
+            )
+        # a group the reference never read (a short run of many small groups) has no excess
+        self.unreferenced = tuple(g for g in self.groups if g not in seen)
+        if self.unreferenced:
+            warnings.warn(
+                f"the reference run logged no loss for group(s) {', '.join(self.unreferenced)}: "
+                "their weights move only as the others' do (train the reference longer)",
+                stacklevel=2,
+            )
+        if any(b[0] < a[0] for a, b in itertools.pairwise(rows)):
+            raise ValueError("the reference trajectory's steps must not decrease")
+        # each group's reference loss from each logged step on (carried forward; before its
+        # first logged loss, that one)
+        k = len(self.groups)
+        self.reference_steps = np.array([int(step) for step, _ in rows], dtype=np.int64)
+        table = np.full((len(rows), k), np.nan)
+        for i, (_, losses) in enumerate(rows):
+            for g, name in enumerate(self.groups):
+                if name in losses:
+                    table[i, g] = float(losses[name])
+        for g in range(k):
+            column = table[:, g]
+            known = np.flatnonzero(~np.isnan(column))
+            if not len(known):
+                continue  # unreferenced: NaN, no excess
+            at = np.searchsorted(known, np.arange(len(rows)), side="right") - 1
+            column[:] = column[known[np.maximum(at, 0)]]
+        self.reference = table
         self.step_size, self.smoothing = step_size, smoothing
-        self.alpha = np.full(len(self.groups), 1.0 / len(self.groups))
+        start = np.array([(initial or {}).get(g, 1.0 / k) for g in self.groups], dtype=np.float64)
+        self.alpha = start / start.sum()
+        self.latest = np.full(k, np.nan)  # each group's latest loss
+
+    def reference_at(self, step: int) -> dict[str, float]:
+        """The reference loss of each group at ``step``."""
+        row = max(0, int(np.searchsorted(self.reference_steps, step, side="right")) - 1)
+        return dict(zip(self.groups, self.reference[row].tolist(), strict=True))
 
     def update(self, step: int, group_losses: Mapping[str, float]) -> dict[str, float]:
-        excess = np.zeros(len(self.groups))
         for g, name in enumerate(self.groups):
             if name in group_losses:
-                excess[g] = max(float(group_losses[name]) - self.reference[g], 0.0)
+                self.latest[g] = float(group_losses[name])
+        reference = np.array(list(self.reference_at(step).values()))
+        unknown = np.isnan(self.latest) | np.isnan(reference)
+        excess = np.where(unknown, 0.0, np.maximum(self.latest - reference, 0.0))
         logits = np.log(self.alpha) + self.step_size * excess
         alpha = np.exp(logits - logits.max())
         self.alpha = alpha / alpha.sum()
@@ -158,10 +212,15 @@ class ExcessLoss:
         return _normalized(weights, self.groups)
 
     def state_dict(self) -> dict[str, Any]:
-        return {"alpha": self.alpha.tolist()}
+        return {
+            "alpha": self.alpha.tolist(),
+            "latest": [None if math.isnan(v) else v for v in self.latest.tolist()],
+        }
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         self.alpha = np.array(state["alpha"], dtype=np.float64)
+        latest = state.get("latest") or [None] * len(self.groups)
+        self.latest = np.array([math.nan if v is None else v for v in latest], dtype=np.float64)
 
 
 def group_losses(

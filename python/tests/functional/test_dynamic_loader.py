@@ -217,6 +217,16 @@ def test_train_tiny_records_each_groups_latest_loss(release: Settings, tmp_path:
     record = orjson.loads((tmp_path / "run.json").read_bytes())
     read = {g for g, epochs in record["group_epochs"].items() if epochs > 0}
     assert len(read) > 2 and set(record["group_losses"]) == read, record["group_losses"]
+    trajectory = record["group_loss_trajectory"]  # what --policy excess compares with
+    assert [step for step, _ in trajectory] == list(range(1, 41))
+    assert set().union(*(losses for _, losses in trajectory)) == read
+    # a DoReMi-style run against it: weights from the excess over its loss at the same step
+    excess = tmp_path / "excess"
+    common = [*common[:-2], "--policy", "excess", "--reference", str(tmp_path)]
+    command(["--out", str(excess)], script, common, {"LAKEMIX_HOME": str(release.home)})
+    weights = orjson.loads((excess / "run.json").read_bytes())["weights_trajectory"]
+    assert [row["step"] for row in weights][:3] == [0, 1, 2] and len(weights) > 10
+    assert weights[-1]["weights"] != weights[0]["weights"]
 
 
 def test_two_ranks_set_the_same_weights_at_the_same_steps(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import torch
 
@@ -54,8 +56,49 @@ def test_excess_loss_favours_groups_above_the_reference() -> None:
         weights = policy.update(step, {"de": 2.5, "en": 1.0, "sw": 3.0})
     assert weights["sw"] > weights["de"] > weights["en"]
     assert weights["en"] >= 1e-3 / 3  # smoothing
-    with pytest.raises(ValueError, match="no loss for group"):
-        ExcessLoss(NAMES, {"de": 1.0})
+    with pytest.raises(ValueError, match=r"group\(s\) fr this mix does not have"):
+        ExcessLoss(NAMES, {"de": 1.0, "fr": 1.0})
+    with pytest.warns(UserWarning, match=r"no loss for group\(s\) en, sw"):
+        partial = ExcessLoss(NAMES, [(0, {"de": 1.0}), (10, {"de": 1.0})])
+    weights = partial.update(10, {"de": 1.5, "en": 9.0, "sw": 9.0})  # no excess for en, sw
+    assert weights["de"] > weights["en"] == weights["sw"]
+    with pytest.raises(ValueError, match="must not decrease"):
+        ExcessLoss(NAMES, [(10, {"de": 1.0, "en": 1.0, "sw": 1.0}), (0, {"sw": 1.0})])
+
+
+def test_excess_loss_compares_with_the_reference_at_the_same_step() -> None:
+    """A reference trajectory: at step 10 the run's losses equal the reference's (no excess:
+    the weights stay), at step 20 only sw is above the reference of step 20 (en's reference
+    is carried from step 10, where the reference logged none for it at 20)."""
+    reference = [
+        (10, {"de": 5.0, "en": 5.0, "sw": 5.0}),
+        (20, {"de": 3.0, "sw": 3.0}),
+    ]
+    policy = ExcessLoss(NAMES, reference, initial={"de": 0.5, "en": 0.25, "sw": 0.25})
+    assert policy.reference_at(0) == policy.reference_at(15) == reference[0][1]
+    assert policy.reference_at(25) == {"de": 3.0, "en": 5.0, "sw": 3.0}
+    same = policy.update(10, {"de": 5.0, "en": 5.0, "sw": 5.0})
+    smoothed = {g: 0.999 * w + 1e-3 / 3 for g, w in {"de": 0.5, "en": 0.25, "sw": 0.25}.items()}
+    assert same == pytest.approx(smoothed)
+    moved = policy.update(20, {"de": 3.0, "en": 4.0, "sw": 3.5})
+    assert moved["sw"] > same["sw"] and moved["en"] < same["en"]  # en: 4 < its 5
+
+
+def test_excess_loss_keeps_an_absent_groups_latest_loss() -> None:
+    """A group missing from an update keeps its latest excess: it is not pushed down for not
+    being in the window (against the final loss of each group, with absent groups at no
+    excess, the weights collapsed onto one group within three updates)."""
+    policy = ExcessLoss(NAMES, {"de": 2.0, "en": 2.0, "sw": 2.0})
+    policy.update(0, {"de": 3.0, "en": 3.0, "sw": 3.0})
+    weights = policy.update(1, {"de": 3.0})  # en and sw absent: still 1.0 above
+    assert weights["en"] == pytest.approx(weights["de"]) == pytest.approx(weights["sw"])
+    state = policy.state_dict()
+    again = ExcessLoss(NAMES, {"de": 2.0, "en": 2.0, "sw": 2.0})
+    again.load_state_dict(state)
+    assert again.update(2, {"sw": 2.5}) == policy.update(2, {"sw": 2.5})
+    fresh = ExcessLoss(NAMES, {"de": 2.0, "en": 2.0, "sw": 2.0})
+    first = fresh.update(0, {"de": 3.0})  # the others never seen: no excess yet
+    assert first["de"] == pytest.approx(0.999 * math.e / (math.e + 2) + 1e-3 / 3)
 
 
 def test_group_losses_split_per_token_losses() -> None:
