@@ -34,7 +34,8 @@ model's init and the loader's order); the runs of a seed side by side, one threa
   group (the dynamic loader with weights that never change), which logs each language's loss;
 * excess: ``--mix bench_dyn_static --policy excess --reference <that seed's reference run>``:
   DoReMi-style weights from each language's loss above the reference run's loss at the same
-  step, from the temperature weights (trained after its reference run).
+  step, from uniform weights as DoReMi (trained after its reference run; from the reference's
+  own weights and seed it would be that run, its excess 0 at every step).
 
 Every run's learning rate warms up and decays as ``train_tiny.py``'s does (cosine to a tenth),
 so a model is not mostly its last few batches (under a constant rate, the seeds of one kind

@@ -105,7 +105,9 @@ def make_policy(name: str, loader: MixLoader, reference: Path | None) -> MixPoli
     losses = record.get("group_loss_trajectory") or record.get("group_losses")
     if not losses:
         raise SystemExit(f"{reference} logged no per-group loss: train it with --groups")
-    return ExcessLoss(loader.group_names, losses, initial=loader.weights())
+    # from uniform weights, as DoReMi: from the reference's own weights (and seed) the run would
+    # be the reference run, its excess 0 at every step, its weights never moving
+    return ExcessLoss(loader.group_names, losses)
 
 
 def learning_rate(step: int, steps: int, peak: float) -> float:

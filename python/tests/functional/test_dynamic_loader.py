@@ -226,7 +226,8 @@ def test_train_tiny_records_each_groups_latest_loss(release: Settings, tmp_path:
     command(["--out", str(excess)], script, common, {"LAKEMIX_HOME": str(release.home)})
     weights = orjson.loads((excess / "run.json").read_bytes())["weights_trajectory"]
     assert [row["step"] for row in weights][:3] == [0, 1, 2] and len(weights) > 10
-    assert weights[-1]["weights"] != weights[0]["weights"]
+    first, last = weights[1]["weights"], weights[-1]["weights"]  # the policy's: they move
+    assert max(abs(last[g] - first[g]) for g in first) > 0.01
 
 
 def test_two_ranks_set_the_same_weights_at_the_same_steps(
