@@ -41,8 +41,14 @@ class GroupsExhausted(LakemixError):
 
 
 def uniforms(seed: int, salt: int, first: int, count: int) -> NDArray[np.float64]:
-    """Uniform numbers in [0, 1) of draws ``first .. first + count - 1`` (53 bits each)."""
-    base = (seed * _GOLDEN + salt * 0xD1B54A32D192ED03 + 0x2545F4914F6CDD1D) & _MASK
+    """Uniform numbers in [0, 1) of draws ``first .. first + count - 1`` (53 bits each).
+
+    The seed and salt are hashed before the draw number is added: with ``seed * golden`` added
+    as it is, seed ``s + 1``'s draw ``j`` was seed ``s``'s draw ``j + 1``, so every seed drew
+    the same sequence of groups, shifted by one.
+    """
+    start = (seed * _GOLDEN + salt * 0xD1B54A32D192ED03 + 0x2545F4914F6CDD1D) & _MASK
+    base = int(_mix64(np.array([start], dtype=np.uint64))[0])
     index = np.arange(first, first + count, dtype=np.uint64) * np.uint64(_GOLDEN)
     bits = _mix64(_mix64(index + np.uint64(base)))
     return (bits >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from lakemix.loader.dynamic import DynamicPlanner, GroupsExhausted
+from lakemix.loader.dynamic import DynamicPlanner, GroupsExhausted, uniforms
 from lakemix.loader.groups import GroupStream
 from lakemix.loader.planner import BatchPlan
 from lakemix.loader.weights import Change, WeightHistory
@@ -79,6 +79,21 @@ def test_weights_are_token_shares_whatever_the_groups_document_lengths() -> None
     total = sum(tokens.values())
     shares = [tokens[g] / total for g in range(3)]
     assert shares == pytest.approx([0.5, 0.3, 0.2], abs=0.03)
+
+
+def test_seeds_draw_unrelated_sequences_of_groups() -> None:
+    """Each seed's draws are its own: seed 4's sequence of groups is not seed 3's shifted (with
+    the seed added to the draw number before hashing, it was, by one draw)."""
+    draws = {seed: uniforms(seed, 0, 0, 400) for seed in (3, 4)}
+    assert not np.isin(draws[4], draws[3]).any()
+    groups = {}
+    for seed in (3, 4):  # the group of each item read, in order (an item spans windows)
+        pieces = np.concatenate([p.pieces for p in take(planner(seed=seed), 200)])
+        first = np.flatnonzero(np.diff(pieces[:, 1], prepend=-1) != 0)
+        groups[seed] = pieces[first, 4]
+    n = min(len(g) for g in groups.values()) - 5
+    shifted = max(np.mean(groups[3][k : k + n] == groups[4][:n]) for k in range(5))
+    assert shifted < 0.8  # about 0.4 for unrelated draws of these weights
 
 
 def test_plans_do_not_depend_on_how_far_ahead_they_are_made() -> None:
