@@ -2,7 +2,7 @@
 
 Usage: .venv/bin/python bench/dynamic_mix.py [--docs 10000] [--seeds 0 1 2] [--steps 120]
        [--seq-len 64] [--batch-size 8] [--update-every 10] [--evaluate-only]
-       [--train static schedule odm reference excess]
+       [--train static schedule odm odm_byte reference excess]
 
 ``--evaluate-only``: score the finished runs of ``--seeds`` without training (seeds trained by
 invocations side by side, ``--seeds 0``, ``--seeds 1``, ..., then scored together). ``--train
@@ -30,6 +30,8 @@ model's init and the loader's order); the runs of a seed side by side, one threa
 * schedule: ``--mix bench_dyn_schedule`` (the loader follows the release's schedule);
 * ODM: ``--mix bench_dyn_static --policy exp3 --update-every N``: Online Data Mixing's EXP3 over
   the languages, started from the release's token shares (the temperature weights);
+* ODM per byte: the same, rewarded by each language's loss per byte of text
+  (``--group-loss byte``) rather than per token;
 * reference: ``--mix bench_dyn_static --groups language``: the static weights drawn group by
   group (the dynamic loader with weights that never change), which logs each language's loss;
 * excess: ``--mix bench_dyn_static --policy excess --reference <that seed's reference run>``:
@@ -84,7 +86,7 @@ ALPHAS = (1.0, 0.6, 0.3, 0.0)  # the schedule's temperature exponents, a quarter
 EVAL_WINDOWS = 4
 LOW, HIGH = 5, 3  # languages counted as low- and high-resource
 # Run kinds; the first is the baseline the others are compared with.
-KINDS = ("static", "schedule", "odm", "reference", "excess")
+KINDS = ("static", "schedule", "odm", "odm_byte", "reference", "excess")
 
 
 def temperature(tokens: Mapping[str, float], alpha: float) -> dict[str, float]:
@@ -223,8 +225,9 @@ def train(
                "--checkpoint-every", str(args.steps), "--seq-len", str(args.seq_len),
                "--batch-size", str(args.batch_size), "--num-workers", "0",
                "--seed", str(seed)]  # fmt: skip
-        if kind == "odm":
+        if kind in ("odm", "odm_byte"):
             cmd += ["--policy", "exp3", "--update-every", str(args.update_every)]
+            cmd += ["--group-loss", "byte"] if kind == "odm_byte" else []
         elif kind == "reference":  # the static weights, grouped: it logs each group's loss
             cmd += ["--groups", "language", "--update-every", str(args.update_every)]
         elif kind == "excess":

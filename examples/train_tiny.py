@@ -22,8 +22,9 @@ all-reduced over the ranks so that every rank sets the same weights at the same 
 with ``groups:`` and a ``schedule:`` follows its schedule without a policy. The run record keeps
 the weights over the run, each group's loss in the last window of steps that held its tokens,
 and every window's losses with its step (``group_loss_trajectory``: what ``--reference`` reads).
-The learning rate warms up over the first 5% of ``--steps`` and decays (cosine) to a tenth of
-its peak.
+``--group-loss byte`` reports each group's loss per byte of text instead of per token. The
+learning rate warms up over the first 5% of ``--steps`` and decays (cosine) to a tenth of its
+peak.
 """
 
 from __future__ import annotations
@@ -93,7 +94,9 @@ class TinyLM(nn.Module):
         return losses.view(labels.shape)
 
 
-def make_policy(name: str, loader: MixLoader, reference: Path | None) -> MixPolicy | None:
+def make_policy(
+    name: str, loader: MixLoader, reference: Path | None, unit: str
+) -> MixPolicy | None:
     if name == "none":
         return None
     if name == "exp3":
@@ -101,6 +104,12 @@ def make_policy(name: str, loader: MixLoader, reference: Path | None) -> MixPoli
     if reference is None:
         raise SystemExit("--policy excess needs --reference RUN_DIR (a grouped run's record)")
     record = read_run_record(reference)
+    theirs = record.get("group_loss", "nats per token")
+    if theirs != f"nats per {unit}":
+        raise SystemExit(
+            f"{reference} logged its losses in {theirs}, this run's are nats per {unit}: "
+            f"train both with the same --group-loss"
+        )
     # the reference's loss at each step (older records: each group's last loss only)
     losses = record.get("group_loss_trajectory") or record.get("group_losses")
     if not losses:
@@ -138,6 +147,12 @@ def main() -> None:
     parser.add_argument("--update-every", type=int, default=10, help="steps between updates")
     parser.add_argument("--reference", type=Path, default=None, help="run dir (--policy excess)")
     parser.add_argument("--groups", default=None, help="group by this column (default: the mix's)")
+    parser.add_argument(
+        "--group-loss",
+        choices=["token", "byte"],
+        default="token",
+        help="the per-group loss a policy sees: per token (ODM's), or per byte of text",
+    )
     args = parser.parse_args()
 
     torch.manual_seed(args.seed)
@@ -155,7 +170,7 @@ def main() -> None:
         extra_fields=("segment_ids", "position_ids", *(("group_ids",) if grouped else ())),
         groups=args.groups or ("language" if grouped else None),
     )
-    policy = make_policy(args.policy, loader, args.reference)
+    policy = make_policy(args.policy, loader, args.reference, args.group_loss)
     vocabulary = torch.from_numpy(loader.store.vocabulary().astype("int64"))
     tiny = TinyLM(vocabulary, dim=32, layers=2, heads=2, seq_len=args.seq_len)
     # Every rank starts from rank 0's weights; DDP averages the gradients.
@@ -187,7 +202,14 @@ def main() -> None:
     started, loss = time.perf_counter(), math.nan
     # per-group sums and counts of token losses since the last update (a dynamic mix)
     sums = torch.zeros(len(loader.group_names), dtype=torch.float64)
-    counts = torch.zeros_like(sums)
+    counts = torch.zeros_like(sums)  # tokens (or bytes) of those losses
+    # per byte: each predicted token counts its bytes of text, so a script the tokenizer cuts
+    # into one-byte tokens (cl100k's Armenian) is compared with the others on the same footing
+    token_bytes = (
+        torch.from_numpy(loader.token_bytes().astype("float64"))
+        if grouped and args.group_loss == "byte"
+        else None
+    )
     # each group's loss in the last window that held its tokens: a window of long packed
     # documents holds a few groups only, and a reference run must give every group's
     last_group_losses: dict[str, float] = dict(saved.get("group_losses", {}))
@@ -205,7 +227,11 @@ def main() -> None:
                 keep = ids >= 0
                 flat = token_losses.detach().flatten().double()
                 sums.index_add_(0, ids[keep], flat[keep])
-                counts.index_add_(0, ids[keep], torch.ones_like(flat[keep]))
+                if token_bytes is None:
+                    counts.index_add_(0, ids[keep], torch.ones_like(flat[keep]))
+                else:
+                    labels = batch["labels"].flatten().long()[keep]
+                    counts.index_add_(0, ids[keep], token_bytes[labels])
             optimizer.zero_grad()
             for group in optimizer.param_groups:
                 group["lr"] = learning_rate(step, args.steps, peak_lr)
@@ -244,6 +270,7 @@ def main() -> None:
                     extra["group_losses"] = last_group_losses
                     extra["group_loss_trajectory"] = trajectory
                     extra["policy"] = args.policy
+                    extra["group_loss"] = f"nats per {args.group_loss}"
                 record_run(loader, args.out, states, extra, tracker=tracker)  # on rank 0
             if step == last:
                 break

@@ -16,6 +16,9 @@ from lakemix.loader.workers import close_at_exit, forget, stop_workers
 from lakemix.settings import Settings
 
 if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
     from lakemix.versions.manifest import Manifest
 
 
@@ -207,6 +210,14 @@ class MixLoader:
                     f"group {name!r} has {samples} samples in split {self.split!r} of release "
                     f"{self.tag}, fewer than the {self.world_size} ranks: group by another column"
                 )
+
+    def token_bytes(self) -> NDArray[np.int32]:
+        """Bytes of text of each token id of the release's tokenizer (index: the id; 0 for
+        end-of-text): ``labels`` looked up in it give each predicted token's bytes, to report a
+        group's loss per byte rather than per token."""
+        from lakemix.loader.store import token_byte_lengths, tokenizer_of
+
+        return token_byte_lengths(tokenizer_of(self.manifest))
 
     @property
     def group_names(self) -> tuple[str, ...]:

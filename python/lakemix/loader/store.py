@@ -15,6 +15,7 @@ Iceberg extension and the tokenizer's vocabulary. The last two load in C without
 
 from __future__ import annotations
 
+import functools
 import os
 import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     import duckdb
+    from numpy.typing import NDArray
 
     from lakemix.versions.manifest import Manifest
 
@@ -57,6 +59,26 @@ def end_of_text(encoding: str) -> int:
     from lakemix.udf.tokens import _tokenizer
 
     return int(_tokenizer(encoding).eot_token)
+
+
+@functools.cache
+def token_byte_lengths(encoding: str) -> NDArray[np.int32]:
+    """Bytes of text each token id of ``encoding`` stands for (index: the id; 0 for special
+    tokens such as end-of-text, which stand for none): a loss per byte compares languages
+    whatever the tokenizer makes of their scripts (cl100k gives an English token about four
+    bytes, an Armenian one about two)."""
+    from lakemix.udf.tokens import _tokenizer
+
+    tokenizer = _tokenizer(encoding)
+    lengths = np.zeros(int(tokenizer.max_token_value) + 1, dtype=np.int32)
+    for token in range(len(lengths)):
+        if tokenizer.is_special_token(token):
+            continue
+        try:
+            lengths[token] = len(tokenizer.decode_single_token_bytes(token))
+        except (KeyError, ValueError):  # an id the vocabulary skips
+            continue
+    return lengths
 
 
 def tokenizer_of(manifest: Manifest) -> str:

@@ -232,6 +232,11 @@ def test_train_tiny_records_each_groups_latest_loss(release: Settings, tmp_path:
     assert [row["step"] for row in weights][:3] == [0, 1, 2] and len(weights) > 10
     first, last = weights[1]["weights"], weights[-1]["weights"]  # the policy's: they move
     assert max(abs(last[g] - first[g]) for g in first) > 1e-3
+    # a reference in nats per token cannot steer a run whose losses are per byte
+    per_byte = [*common, "--group-loss", "byte", "--steps", "2"]
+    refused = run_command([*script, "--out", str(tmp_path / "b"), *per_byte], check=False,
+                          extra_env={"LAKEMIX_HOME": str(release.home)})  # fmt: skip
+    assert refused.returncode != 0 and "train both with the same --group-loss" in refused.stderr
 
 
 def test_two_ranks_set_the_same_weights_at_the_same_steps(

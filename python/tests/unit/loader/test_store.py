@@ -1,4 +1,5 @@
-"""Preload: DuckDB and the tokenizer, loaded in the background for a store's first build."""
+"""Preload: DuckDB and the tokenizer, loaded in the background for a store's first build;
+the bytes of text of each token id."""
 
 from __future__ import annotations
 
@@ -65,3 +66,19 @@ def test_the_hint_is_the_json_copy_s_tokenizer(tmp_path: Path) -> None:
     assert preload_hint("v1", settings) == "o200k"
     (tmp_path / "releases" / "v2.json").write_bytes(b"{not json")
     assert preload_hint("v2", settings) == "cl100k"
+
+
+def test_token_byte_lengths_count_each_tokens_text() -> None:
+    """cl100k: an English word is one token of several bytes, an Armenian letter two tokens of
+    one byte each (what makes its per-token loss low), end-of-text stands for no text."""
+    from lakemix.loader.store import end_of_text, token_byte_lengths
+    from lakemix.udf.tokens import _tokenizer
+
+    lengths = token_byte_lengths("cl100k")
+    encode = _tokenizer("cl100k").encode_ordinary
+    for text in (" world", "Բարեւ աշխարհ", "東京", "hello, world"):
+        ids = encode(text)
+        assert int(lengths[ids].sum()) == len(text.encode()), text
+    assert lengths[encode(" world")].tolist() == [6]
+    assert lengths[encode("Բ")].tolist() == [1, 1]
+    assert lengths[end_of_text("cl100k")] == 0
