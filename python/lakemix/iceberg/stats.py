@@ -21,13 +21,17 @@ def row_count(table: Table) -> int:
 
 def null_count(table: Table, column: str) -> int | None:
     """NULLs of a top-level ``column`` in the current snapshot, from the data files' column
-    metrics; ``None`` when the metadata cannot tell exactly (a delete file applies, or a data
-    file has no null count for the column: then scan)."""
+    metrics; ``None`` when the metadata cannot tell exactly (a data file has no null count for
+    the column, or holds NULLs and has a delete file, which may delete some of them: then
+    scan). A file without NULLs has none left whatever its deletes (a synced mart's old files
+    all carry position deletes, and its text has no NULL: counting them read every text)."""
     field_id = table.schema().find_field(column).field_id
     total = 0
     for task in table.scan().plan_files():
         counts = task.file.null_value_counts or {}
-        if task.delete_files or field_id not in counts:
+        if field_id not in counts:
+            return None
+        if counts[field_id] and task.delete_files:
             return None
         total += counts[field_id]
     return total

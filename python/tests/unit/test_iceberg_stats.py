@@ -46,3 +46,25 @@ def test_null_count_is_none_without_metrics(lakehouse: Settings) -> None:
     )
     table.append(rows(["a", "b"], [None, "Latn"]))
     assert null_count(table, "script") is None
+
+
+def test_null_count_under_position_deletes(lakehouse: Settings, tmp_path: Path) -> None:
+    """A file with no NULL keeps none whatever rows its delete file removes (a synced mart's
+    old files all carry deletes); a file with NULLs and deletes cannot tell how many are left."""
+    from lakemix.iceberg.row_delta import commit_row_delta, positions_of
+
+    tables = catalog(lakehouse)
+    tables.create_namespace("marts")
+    table = tables.create_table("marts.synced", schema=rows([], []).schema)
+    table.append(rows(["a", "b", "c"], ["Latn", "Latn", None]))
+    added = Path(table.location().removeprefix("file://")) / "data" / "added.parquet"
+    added.parent.mkdir(parents=True, exist_ok=True)
+    duckdb.sql(
+        "copy (select * from (values ('d', 'Cyrl')) as t(document_id, script)) "
+        f"to '{added}' (format parquet)"
+    )
+    commit_row_delta(table, [str(added)], positions_of(table, "document_id", pa.array(["a"])), {})
+    table = tables.load_table("marts.synced")
+    assert row_count(table) == 3
+    assert null_count(table, "document_id") == 0  # no file holds a NULL id
+    assert null_count(table, "script") is None  # the first file's NULL may have been deleted
