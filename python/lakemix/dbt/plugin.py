@@ -158,6 +158,22 @@ class Plugin(BasePlugin):
             side_effects=True,
         )
         conn.create_function(
+            "lakemix_current_snapshot",
+            self._current_snapshot,
+            ["VARCHAR"],
+            "BIGINT",
+            null_handling=SPECIAL,  # NULL: no such table or no snapshot
+            side_effects=True,
+        )
+        conn.create_function(
+            "lakemix_written_rows",
+            self._written_rows,
+            ["VARCHAR", "BIGINT"],
+            "VARCHAR",
+            null_handling=SPECIAL,  # a NULL snapshot: every row
+            side_effects=True,
+        )
+        conn.create_function(
             "lakemix_scan_at",
             self._scan_at,
             ["VARCHAR", "VARCHAR"],
@@ -220,6 +236,32 @@ class Plugin(BasePlugin):
         """NULLs of a column of a table's current snapshot from Iceberg's column metrics, or
         None (macro ``build_layer_stats``: then it counts them)."""
         return stats.null_count(self.catalog.load_table(identifier), column)
+
+    def _current_snapshot(self, identifier: str | None) -> int | None:
+        """The current snapshot id of a table (macro ``record_tested_ingests``)."""
+        from pyiceberg.exceptions import NoSuchTableError
+
+        if identifier is None:
+            return None
+        try:
+            return self.catalog.load_table(identifier).metadata.current_snapshot_id
+        except NoSuchTableError:
+            return None
+
+    def _written_rows(self, identifier: str, since: int | None) -> str:
+        """A relation of the rows of a table written after snapshot ``since`` (macro
+        ``written_rows_relation``: a test with ``where: __written_rows__``): its current scan
+        restricted to the data files ``since`` lacked, by ``filename`` (DuckDB then opens those
+        files only). Empty when that cannot be told: the test reads every row."""
+        table = self.catalog.load_table(identifier)
+        files = watermark.files_since(table, since)
+        if files is None:
+            return ""
+        scan = views.scan_sql(table, table.metadata.current_snapshot_id)
+        if not files:
+            return f"(select * from {scan} where false)"
+        listed = ", ".join(views.quote_literal(path) for path in files)
+        return f"(select * from {scan} where filename in ({listed}))"
 
     def _scan_at(self, identifier: str, version: str) -> str:
         """``iceberg_scan(...)`` of a table at a tag, snapshot id or timestamp (macro ``at``)."""

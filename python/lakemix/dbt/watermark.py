@@ -99,3 +99,19 @@ def added_files(source: Table, since: int | None, until: int) -> AddedFiles | No
         paths=sorted(local_path(path) for path in after if path not in seen),
         appended_only=appended_only(source, since, until),
     )
+
+
+def files_since(table: Table, since: int | None) -> list[str] | None:
+    """The data files of the current snapshot that snapshot ``since`` did not have, as the
+    metadata names them (what ``iceberg_scan``'s ``filename`` gives), sorted; None when that
+    cannot be told (no ``since``, or it is no longer in the table's metadata).
+
+    Delete files do not matter: a row of a file ``since`` had is live now only if it was live
+    then (deletes only remove rows), so the rows written after ``since`` are the live rows of
+    these files, whether the table was appended to, synced or rewritten whole.
+    """
+    current = table.metadata.current_snapshot_id
+    if since is None or current is None or table.snapshot_by_id(since) is None:
+        return None
+    before = {task.file.file_path for task in table.scan(snapshot_id=since).plan_files()}
+    return sorted({task.file.file_path for task in table.scan().plan_files()} - before)

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from lakemix import catalog, duck
-from lakemix.dbt import cache_key
+from lakemix.dbt import cache_key, watermark
 from lakemix.iceberg.stats import row_count
 from lakemix.ingest import ingest
 from lakemix.settings import Settings
@@ -146,6 +146,22 @@ def test_build_on_fixture_corpus(any_lakehouse: Settings, tmp_path: Path) -> Non
     conn.close()
     assert tested == ingests == 5
     assert indexed == documents + 66 and 66 <= added < documents
+    # the PII test of the clean texts read the files the sync wrote (where: __written_rows__),
+    # not every text; the snapshot it tested is recorded for the next build
+    marts = tmp_path / "target" / "run" / "lakemix" / "models" / "marts" / "_marts__models.yml"
+    pii_sql = next(marts.glob("no_pii_pattern_fct_clean_documents_text*.sql")).read_text()
+    synced = catalog(any_lakehouse).load_table("marts.fct_clean_documents")
+    parent = synced.current_snapshot().parent_snapshot_id  # type: ignore[union-attr]
+    written = watermark.files_since(synced, parent)
+    assert written and "where filename in (" in pii_sql
+    assert all(f"'{path}'" in pii_sql for path in written)
+    conn = duck.connect(any_lakehouse.duckdb_path, settings=any_lakehouse, read_only=True)
+    recorded = conn.execute(
+        "select max_by(snapshot_id, tested_at) from main.lakemix_tested_snapshots "
+        "where table_name = 'marts.fct_clean_documents'"
+    ).fetchone()
+    conn.close()
+    assert recorded == (synced.metadata.current_snapshot_id,)
 
     # the redacted texts and token counts record what they were computed with, and another
     # tokenizer refuses an incremental run instead of mixing two tokenizers' counts in one table

@@ -9,7 +9,8 @@ import pyarrow.parquet as pq
 from pyiceberg.expressions import AlwaysTrue
 
 from lakemix.catalog import catalog
-from lakemix.dbt.watermark import AddedFiles, added_files
+from lakemix.dbt.watermark import AddedFiles, added_files, files_since
+from lakemix.iceberg.row_delta import commit_row_delta, positions_of
 from lakemix.settings import Settings
 
 
@@ -99,3 +100,25 @@ def test_rows_since_is_exact_only_while_the_source_was_appended_to(
             "sql"
         ]
     )
+
+
+def test_files_since_are_the_files_written_after_a_snapshot(lakehouse: Settings) -> None:
+    """Appends, position deletes and a rewrite: the files a later snapshot has that the earlier
+    lacked, deletes or not; None for a snapshot the table does not know."""
+    tables = catalog(lakehouse)
+    tables.create_namespace("marts")
+    schema = pa.schema([("document_id", pa.string())])
+    table = tables.create_table("marts.written", schema=schema)
+    table.append(pa.table({"document_id": ["a", "b"]}, schema=schema))
+    first = table.metadata.current_snapshot_id
+    assert files_since(table, first) == []
+    table.append(pa.table({"document_id": ["c"]}, schema=schema))
+    appended = files_since(table, first)
+    assert appended is not None and len(appended) == 1
+    commit_row_delta(table, [], positions_of(table, "document_id", pa.array(["a"])), {})
+    table = tables.load_table("marts.written")
+    assert files_since(table, first) == appended  # a delete file writes no rows
+    table.overwrite(pa.table({"document_id": ["d"]}, schema=schema))
+    rewritten = files_since(table, first)
+    assert rewritten is not None and len(rewritten) == 1 and rewritten != appended
+    assert files_since(table, None) is None and files_since(table, 12345) is None
