@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from lakemix import catalog, duck
 from lakemix.dbt import cache_key, watermark
@@ -62,13 +63,19 @@ def copies_of_clean_documents(settings: Settings, path: Path, n: int) -> Path:
     return path
 
 
-def mart_rows(settings: Settings, table: str = "marts.fct_clean_documents") -> tuple[int, int]:
-    """Rows of a table and the sum of their hashes (every column)."""
+def one_row(settings: Settings, sql: str) -> tuple[Any, ...]:
+    """The row a query of the lakehouse's DuckDB file gives (read-only)."""
     conn = duck.connect(settings.duckdb_path, settings=settings, read_only=True)
-    row = conn.execute(f"select count(*), sum(hash(t) // 16) from {table} as t").fetchone()
+    row = conn.execute(sql).fetchone()
     conn.close()
     assert row is not None
-    return int(row[0]), int(row[1])
+    return tuple(row)
+
+
+def mart_rows(settings: Settings, table: str = "marts.fct_clean_documents") -> tuple[int, int]:
+    """Rows of a table and the sum of their hashes (every column)."""
+    rows, hashes = one_row(settings, f"select count(*), sum(hash(t) // 16) from {table} as t")
+    return int(rows), int(hashes)
 
 
 def model_rows(settings: Settings, tmp: Path, model: str) -> tuple[int, int]:
@@ -137,13 +144,12 @@ def test_build_on_fixture_corpus(any_lakehouse: Settings, tmp_path: Path) -> Non
     # test it
     ids = "', '".join(sorted((copied.ingest_id, new_ingest.ingest_id)))
     assert f"where ingest_id in ('{ids}')) dbt_subquery" in test_sql
-    conn = duck.connect(any_lakehouse.duckdb_path, settings=any_lakehouse, read_only=True)
-    tested, ingests, indexed, added = conn.execute(
+    tested, ingests, indexed, added = one_row(
+        any_lakehouse,
         "select (select count(distinct ingest_id) from main.lakemix_tested_ingests), "
         "(select count(distinct ingest_id) from raw.documents), document_count, added_count "
-        "from search.search_index"
-    ).fetchone() or (0, 0, 0, 0)
-    conn.close()
+        "from search.search_index",
+    )
     assert tested == ingests == 5
     assert indexed == documents + 66 and 66 <= added < documents
     # the PII test of the clean texts read the files the sync wrote (where: __written_rows__),
@@ -155,12 +161,11 @@ def test_build_on_fixture_corpus(any_lakehouse: Settings, tmp_path: Path) -> Non
     written = watermark.files_since(synced, parent)
     assert written and "where filename in (" in pii_sql
     assert all(f"'{path}'" in pii_sql for path in written)
-    conn = duck.connect(any_lakehouse.duckdb_path, settings=any_lakehouse, read_only=True)
-    recorded = conn.execute(
+    recorded = one_row(
+        any_lakehouse,
         "select max_by(snapshot_id, tested_at) from main.lakemix_tested_snapshots "
-        "where table_name = 'marts.fct_clean_documents'"
-    ).fetchone()
-    conn.close()
+        "where table_name = 'marts.fct_clean_documents'",
+    )
     assert recorded == (synced.metadata.current_snapshot_id,)
 
     # the redacted texts and token counts record what they were computed with, and another
