@@ -12,13 +12,7 @@
 {% endmacro %}
 
 {% macro duckdb__new_rows_predicate() %}
-    {%- if var('full_tests', false) or flags.FULL_REFRESH -%}
-        {{- return('true') -}}
-    {%- endif -%}
-    {%- set tested = adapter.get_relation(
-        database=target.database, schema='main', identifier='lakemix_tested_ingests'
-    ) -%}
-    {%- if tested is none -%}
+    {%- if lakemix.tested_record('lakemix_tested_ingests') is none -%}
         {{- return('true') -}}
     {%- endif -%}
     {%- if not execute -%}

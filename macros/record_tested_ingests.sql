@@ -48,8 +48,10 @@
             );
             {%- for name in written %}
             insert into main.lakemix_tested_snapshots
-            select '{{ name }}', lakemix_current_snapshot('{{ name }}'), '{{ invocation_id }}', now()
-            where lakemix_current_snapshot('{{ name }}') is not null;
+            select * from (
+                select '{{ name }}', lakemix_current_snapshot('{{ name }}') as snapshot_id,
+                    '{{ invocation_id }}', now()
+            ) where snapshot_id is not null;
             {%- endfor -%}
         {%- endif -%}
     {%- endif -%}

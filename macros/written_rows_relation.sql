@@ -13,13 +13,7 @@
 {% endmacro %}
 
 {% macro duckdb__written_rows_relation(relation) %}
-    {%- if not execute or var('full_tests', false) or flags.FULL_REFRESH -%}
-        {{- return('') -}}
-    {%- endif -%}
-    {%- set tested = adapter.get_relation(
-        database=target.database, schema='main', identifier='lakemix_tested_snapshots'
-    ) -%}
-    {%- if tested is none -%}
+    {%- if not execute or lakemix.tested_record('lakemix_tested_snapshots') is none -%}
         {{- return('') -}}
     {%- endif -%}
     {%- set name = relation.schema ~ '.' ~ relation.identifier -%}

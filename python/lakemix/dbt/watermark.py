@@ -43,14 +43,17 @@ def last_read(target: Table, source: str) -> int | None:
         return None
 
 
+def _listed(table: Table, snapshot_id: int | None) -> tuple[list[str], bool]:
+    """The data files of a snapshot (the current when None), as the metadata names them, and
+    whether a delete file applies to any of them."""
+    tasks = list(table.scan(snapshot_id=snapshot_id).plan_files())
+    return [task.file.file_path for task in tasks], any(task.delete_files for task in tasks)
+
+
 def data_files(table: Table, snapshot_id: int) -> list[str] | None:
     """The data files of a snapshot, or None when it has delete files (rows hidden in files)."""
-    files = []
-    for task in table.scan(snapshot_id=snapshot_id).plan_files():
-        if task.delete_files:
-            return None
-        files.append(task.file.file_path)
-    return files
+    files, deletes = _listed(table, snapshot_id)
+    return None if deletes else files
 
 
 @dataclass(frozen=True)
@@ -113,5 +116,6 @@ def files_since(table: Table, since: int | None) -> list[str] | None:
     current = table.metadata.current_snapshot_id
     if since is None or current is None or table.snapshot_by_id(since) is None:
         return None
-    before = {task.file.file_path for task in table.scan(snapshot_id=since).plan_files()}
-    return sorted({task.file.file_path for task in table.scan().plan_files()} - before)
+    before, _ = _listed(table, since)
+    after, _ = _listed(table, current)
+    return sorted(set(after) - set(before))
