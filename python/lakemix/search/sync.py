@@ -18,9 +18,12 @@ DuckDB at a time), not by the corpus.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,7 +32,12 @@ from lakemix.search.index import COLUMNS, SearchIndexError, open_index
 
 if TYPE_CHECKING:
     import duckdb
+    import pyarrow as pa
     import tantivy
+
+# Given the ids to read, a connection on which relation_sql reads them cheaply (and the ids
+# registered as ``narrowed_keys``): lakemix.iceberg.views.narrowed.
+Narrow = Callable[["pa.Table"], AbstractContextManager["duckdb.DuckDBPyConnection"]]
 
 STATE_FILE = "lakemix_documents.parquet"
 # Every column of the relation but the key and the text: a change in any re-indexes the document.
@@ -100,6 +108,16 @@ def _count(conn: duckdb.DuckDBPyConnection, table: str) -> int:
     return int(row[0]) if row else 0
 
 
+@contextlib.contextmanager
+def _whole(conn: duckdb.DuckDBPyConnection, ids: pa.Table) -> Iterator[duckdb.DuckDBPyConnection]:
+    """``sync_index``'s reader without ``narrow``: the relation as it is, the ids beside it."""
+    conn.register("narrowed_keys", ids)
+    try:
+        yield conn
+    finally:
+        conn.unregister("narrowed_keys")
+
+
 def _writer(index: tantivy.Index, heap_bytes: int, path: Path) -> tantivy.IndexWriter:
     try:
         return index.writer(max(heap_bytes, MIN_HEAP_BYTES), 1)
@@ -117,6 +135,7 @@ def sync_index(
     heap_bytes: int = 128_000_000,
     batch_rows: int = 2_000,
     rebuild: bool = False,
+    narrow: Narrow | None = None,
 ) -> SyncResult:
     """Make the index at ``path`` hold exactly the rows of ``relation_sql``.
 
@@ -128,6 +147,9 @@ def sync_index(
         heap_bytes: Indexing buffer of the writer (memory), at least 15 MB.
         batch_rows: Rows read from DuckDB at a time.
         rebuild: Drop the index and index every row.
+        narrow: Reads the rows to (re-)index of a sync that is not a rebuild, given their ids
+            (``lakemix.iceberg.views.narrowed``: only the data files that hold them); by
+            default ``relation_sql`` is read whole and joined with the ids.
 
     Raises:
         SearchIndexError: The index is locked by another writer or cannot be opened.
@@ -160,17 +182,19 @@ def sync_index(
     for row in _rows(gone, batch_rows):
         writer.delete_documents_by_term("document_id", row["document_id"])
         deleted += 1
-    if added_count:
-        rows = (
-            f"select * from ({relation_sql}) as documents"
-            if rebuilt
-            else f"select * from ({relation_sql}) as documents "
-            "semi join search_sync_added using (document_id)"
-        )
-        for row in _rows(conn.execute(rows), batch_rows):
-            if not rebuilt:
-                writer.delete_documents_by_term("document_id", row["document_id"])
+    if added_count and rebuilt:
+        for row in _rows(conn.execute(f"select * from ({relation_sql}) as documents"), batch_rows):
             writer.add_document(_document(row))
+    elif added_count:
+        ids = conn.execute("select document_id from search_sync_added").to_arrow_table()
+        with (narrow or functools.partial(_whole, conn))(ids) as reader:
+            rows = (
+                f"select * from ({relation_sql}) as documents "
+                "semi join narrowed_keys using (document_id)"
+            )
+            for row in _rows(reader.execute(rows), batch_rows):
+                writer.delete_documents_by_term("document_id", row["document_id"])
+                writer.add_document(_document(row))
     writer.commit()
     writer.wait_merging_threads()
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 import pytest
 
 from lakemix.search import SearchIndexError, match, sync_index
@@ -86,7 +89,18 @@ def test_only_changes_are_indexed(conn: duckdb.DuckDBPyConnection, tmp_path: Pat
         "update documents set is_clean = false, failed_rule_names = ['c4_lorem_ipsum'] "
         "where document_id = 'en'"
     )
-    second = sync_index(conn, RELATION, path, batch_rows=2)
+    asked: list[list[str]] = []
+
+    @contextlib.contextmanager
+    def narrow(keys: pa.Table) -> Iterator[duckdb.DuckDBPyConnection]:
+        """Reads the relation on a connection of its own, given the ids of the rows it reads."""
+        asked.append(sorted(keys["document_id"].to_pylist()))
+        reader = conn.cursor()
+        reader.register("narrowed_keys", keys)
+        yield reader
+
+    second = sync_index(conn, RELATION, path, batch_rows=2, narrow=narrow)
+    assert asked == [["en", "new"]]  # the new and the changed row, not the unchanged ones
     assert (second.documents, second.added, second.deleted, second.rebuilt) == (5, 2, 2, False)
     assert ids(path, "privatsphare") == set()  # removed from the relation: gone from results
     assert ids(path, "privacy") == {"en", "new"}
