@@ -5,7 +5,14 @@
     deduplication); a document kept later (a threshold change, a new cluster keeper) is picked
     up by the next incremental run. That set is not append-only, so the model anti-joins on its
     own keys instead of reading rows_since (new rows of its sources miss documents kept later).
-    A changed redaction (the pii UDF's DEFINITION) refuses an incremental run. -#}
+    A changed redaction (the pii UDF's DEFINITION) refuses an incremental run. The texts are
+    read from the data files that hold the documents to redact (rows_holding), not from every
+    file of int_documents_language_scored. -#}
+
+{%- set to_redact -%}
+    select document_id from {{ ref('int_documents_deduplicated') }}
+    where is_cluster_kept and {{ lakemix.not_in_this('document_id') }}
+{%- endset %}
 
 with
 
@@ -15,7 +22,7 @@ kept_documents as (
 ),
 
 documents as (
-    select * from {{ ref('int_documents_language_scored') }}
+    select * from {{ lakemix.rows_holding(ref('int_documents_language_scored'), to_redact) }}
 ),
 
 documents_to_redact as (

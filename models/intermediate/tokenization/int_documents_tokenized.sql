@@ -5,7 +5,13 @@
     deduplication), with the tokenizer named by the var lakemix_tokenizer. Incremental: a
     document is tokenized once (an anti-join on its own keys, as int_documents_pii_redacted:
     the kept set is not append-only); another tokenizer, or a changed tokens UDF, refuses an
-    incremental run and names the --full-refresh. -#}
+    incremental run and names the --full-refresh. The texts are read from the data files that
+    hold the documents to tokenize (rows_holding). -#}
+
+{%- set to_tokenize -%}
+    select document_id from {{ ref('int_documents_deduplicated') }}
+    where is_cluster_kept and {{ lakemix.not_in_this('document_id') }}
+{%- endset %}
 
 with
 
@@ -15,7 +21,7 @@ kept as (
 ),
 
 redacted as (
-    select * from {{ ref('int_documents_pii_redacted') }}
+    select * from {{ lakemix.rows_holding(ref('int_documents_pii_redacted'), to_tokenize) }}
 ),
 
 documents_to_tokenize as (

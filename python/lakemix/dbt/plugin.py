@@ -174,6 +174,13 @@ class Plugin(BasePlugin):
             side_effects=True,
         )
         conn.create_function(
+            "lakemix_scan",
+            self._scan,
+            ["VARCHAR"],
+            "VARCHAR",
+            side_effects=True,
+        )
+        conn.create_function(
             "lakemix_scan_at",
             self._scan_at,
             ["VARCHAR", "VARCHAR"],
@@ -262,6 +269,10 @@ class Plugin(BasePlugin):
             return f"(select * from {scan} where false)"
         listed = ", ".join(views.quote_literal(path) for path in files)
         return f"(select * from {scan} where filename in ({listed}))"
+
+    def _scan(self, identifier: str) -> str:
+        """``iceberg_scan(...)`` of what the view of a table reads (macro ``rows_holding``)."""
+        return views.view_scan(self.catalog, identifier)
 
     def _scan_at(self, identifier: str, version: str) -> str:
         """``iceberg_scan(...)`` of a table at a tag, snapshot id or timestamp (macro ``at``)."""

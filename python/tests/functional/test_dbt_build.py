@@ -152,6 +152,11 @@ def test_build_on_fixture_corpus(any_lakehouse: Settings, tmp_path: Path) -> Non
     )
     assert tested == ingests == 5
     assert indexed == documents + 66 and 66 <= added < documents
+    # redaction and token counts read the texts of the documents they had not done from the
+    # data files holding them, not from every file of their source
+    models = tmp_path / "target" / "run" / "lakemix" / "models" / "intermediate"
+    for model in ("redaction/int_documents_pii_redacted", "tokenization/int_documents_tokenized"):
+        assert "where filename in ('" in (models / f"{model}.sql").read_text()
     # the PII test of the clean texts read the files the sync wrote (where: __written_rows__),
     # not every text; the snapshot it tested is recorded for the next build
     marts = tmp_path / "target" / "run" / "lakemix" / "models" / "marts" / "_marts__models.yml"
