@@ -2,7 +2,7 @@
 
 Usage: .venv/bin/python bench/dynamic_mix.py [--docs 10000] [--seeds 0 1 2] [--steps 120]
        [--seq-len 64] [--batch-size 8] [--update-every 10] [--evaluate-only]
-       [--train static schedule odm odm_byte reference excess]
+       [--train static schedule odm odm_byte reference excess alpha_0.6 uniform]
 
 ``--evaluate-only``: score the finished runs of ``--seeds`` without training (seeds trained by
 invocations side by side, ``--seeds 0``, ``--seeds 1``, ..., then scored together). ``--train
@@ -38,6 +38,11 @@ model's init and the loader's order); the runs of a seed side by side, one threa
   DoReMi-style weights from each language's loss above the reference run's loss at the same
   step, from uniform weights as DoReMi (trained after its reference run; from the reference's
   own weights and seed it would be that run, its excess 0 at every step).
+
+* alpha_0.6, uniform: static temperature mixes of alpha 0.6 and 0 (``bench_dyn_static_alpha_06``,
+  ``bench_dyn_static_uniform``): what fixed weights trade between the low- and the
+  high-resource loss, so that a policy's result can be read against fixed weights that move as
+  far (a policy meets the goal only below that frontier).
 
 Every run's learning rate warms up and decays as ``train_tiny.py``'s does (cosine to a tenth),
 so a model is not mostly its last few batches (under a constant rate, the seeds of one kind
@@ -83,10 +88,13 @@ PROJECT_PARTS = ("dbt_project.yml", "profiles.yml", "models", "macros", "seeds",
                  "snapshots")  # fmt: skip
 STATIC, SCHEDULE = "bench_dyn_static", "bench_dyn_schedule"
 ALPHAS = (1.0, 0.6, 0.3, 0.0)  # the schedule's temperature exponents, a quarter of the run each
+# Static temperature mixes beside the baseline's alpha 0.3 (kind -> alpha): what fixed weights
+# trade between low- and high-resource loss, the frontier a policy has to get below.
+STATIC_ALPHAS = {"alpha_0.6": 0.6, "uniform": 0.0}
 EVAL_WINDOWS = 4
 LOW, HIGH = 5, 3  # languages counted as low- and high-resource
 # Run kinds; the first is the baseline the others are compared with.
-KINDS = ("static", "schedule", "odm", "odm_byte", "reference", "excess")
+KINDS = ("static", "schedule", "odm", "odm_byte", "reference", "excess", *STATIC_ALPHAS)
 
 
 def temperature(tokens: Mapping[str, float], alpha: float) -> dict[str, float]:
@@ -100,14 +108,16 @@ def temperature(tokens: Mapping[str, float], alpha: float) -> dict[str, float]:
     return weights
 
 
-def mix_file(name: str, budget: int, schedule: list[dict[str, Any]] | None) -> dict[str, Any]:
+def mix_file(
+    name: str, budget: int, schedule: list[dict[str, Any]] | None, alpha: float = 0.3
+) -> dict[str, Any]:
     raw: dict[str, Any] = {
         "name": name,
-        "description": "bench/dynamic_mix.py: temperature 0.3 over ten languages"
+        "description": f"bench/dynamic_mix.py: temperature {alpha} over ten languages"
         + (", a schedule of the weights" if schedule else ""),
         "token_budget": budget,
         "languages": list(LANGUAGES),
-        "strategy": {"kind": "temperature", "alpha": 0.3},
+        "strategy": {"kind": "temperature", "alpha": alpha},
         "validation_fraction": 0.1,
         "seed": 17,
         "tokenizer": "cl100k",
@@ -198,7 +208,16 @@ def build(docs: int, run_tokens: int) -> tuple[Bench, dict[str, int], str]:
             for k, alpha in enumerate(ALPHAS)
         ]
         release(bench, SCHEDULE, tag, mix_file(SCHEDULE, sum(tokens.values()), rows))
+    for kind, alpha in STATIC_ALPHAS.items():
+        name = static_mix(kind)
+        if not (home / "lakehouse" / "releases" / f"{name}.json").is_file():
+            release(bench, name, name, mix_file(name, sum(tokens.values()), None, alpha))
     return bench, tokens, tag
+
+
+def static_mix(kind: str) -> str:
+    """The mix (and release tag) of a static kind of ``STATIC_ALPHAS``."""
+    return f"{STATIC}_{kind.replace('.', '')}"
 
 
 def release(bench: Bench, name: str, tag: str, raw: dict[str, Any]) -> None:
@@ -352,7 +371,8 @@ def main() -> None:
         f"{run_tokens:,} tokens each, seeds {args.seeds}; load average {load[0]:.1f} (2 cores)",
         flush=True,
     )
-    kinds = {kind: (SCHEDULE, schedule_tag) if kind == "schedule" else (STATIC, STATIC)
+    kinds = {kind: (SCHEDULE, schedule_tag) if kind == "schedule"
+             else (static_mix(kind),) * 2 if kind in STATIC_ALPHAS else (STATIC, STATIC)
              for kind in KINDS}  # fmt: skip
     losses: dict[str, list[dict[str, float]]] = {k: [] for k in kinds}
     for seed in args.seeds:
@@ -382,7 +402,7 @@ def main() -> None:
     print(f"\nlow-resource ({', '.join(low)}) and high-resource ({', '.join(high)}) mean loss:")
     for kind in kinds:
         print(
-            f"  {kind:<9} low {spread(summary[kind]['low'])}  high {spread(summary[kind]['high'])}"
+            f"  {kind:<10} low {spread(summary[kind]['low'])}  high {spread(summary[kind]['high'])}"
         )
     base = summary["static"]
     for kind in KINDS[1:]:
@@ -391,10 +411,15 @@ def main() -> None:
         noise = max(max(v) - min(v) for v in (base["low"], summary[kind]["low"]))
         gain, cost = statistics.mean(gains), statistics.mean(costs)
         met = gain > noise and cost < gain
+        verdict = (
+            f"a static mix (alpha {STATIC_ALPHAS[kind]})"
+            if kind in STATIC_ALPHAS
+            else f"goal {'met' if met else 'not met'}"
+        )
         print(
             f"  {kind} against static (same seeds): low-resource loss {-gain:+.4f} "
             f"(per seed {', '.join(f'{-x:+.4f}' for x in gains)}; seed spread {noise:.4f}), "
-            f"high-resource {cost:+.4f}: goal {'met' if met else 'not met'}"
+            f"high-resource {cost:+.4f}: {verdict}"
         )
 
 
