@@ -1,6 +1,7 @@
 """bench/dynamic_mix: per-language validation loss of a static mix, a schedule, ODM and DoReMi.
 
-Usage: .venv/bin/python bench/dynamic_mix.py [--docs 10000] [--seeds 0 1 2] [--steps 120]
+Usage: .venv/bin/python bench/dynamic_mix.py [--docs 10000] [--home bench/out/dynamic-mix]
+       [--seeds 0 1 2] [--steps 120]
        [--seq-len 64] [--batch-size 8] [--update-every 10] [--evaluate-only]
        [--train static schedule odm odm_byte reference excess alpha_0.6 uniform]
 
@@ -11,9 +12,11 @@ odm``: train only those kinds and score the others from their finished runs of a
 
 Corpus: ``bench/corpus.py`` (``cached_corpus(--docs)``, real Leipzig sentences and web paragraphs),
 of which ten languages of very different sizes (``LANGUAGES``: English has some 30 times the
-documents of Irish). Lakehouse: ``bench/out/dynamic-mix`` (built once, kept for the next run):
+documents of Irish). Lakehouse: ``--home`` (``bench/out/dynamic-mix``; built once, kept for the next
+run, built again when ``--docs`` changes: give another corpus size its own home):
 the corpus ingested and built by dbt in a copy of the project (``project/``, so that the bench's
-mix files never enter the project's ``mixes/``), then two mixes of the same documents released:
+mix files never enter the project's ``mixes/``), then mixes of the same documents released (and
+the two static ones of ``STATIC_ALPHAS``, below):
 
 * ``bench_dyn_static``: temperature sampling (alpha 0.3, as XLM-R and mT5) over the ten languages,
   a budget of all their clean tokens, 10% of the documents held out for validation;
@@ -168,12 +171,12 @@ class Bench:
         return {str(g): int(n) for g, n in rows}
 
 
-def build(docs: int, run_tokens: int) -> tuple[Bench, dict[str, int], str]:
-    """The lakehouse with the static release (built once; kept in bench/out/dynamic-mix) and
-    the schedule's release for a run of ``run_tokens`` (its tag, one a run length)."""
+def build(home: Path, docs: int, run_tokens: int) -> tuple[Bench, dict[str, int], str]:
+    """The lakehouse in ``home`` with the static releases (built once, kept for the next run;
+    built again when ``docs`` changes) and the schedule's release for a run of ``run_tokens``
+    (its tag, one a run length)."""
     from corpus import cached_corpus, shards
 
-    home = OUT / "dynamic-mix"
     marker = home / "built.yml"
     bench = Bench(home)
     bin_ = Path(sys.executable).parent
@@ -341,6 +344,12 @@ def spread(values: Sequence[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=10_000)
+    parser.add_argument(
+        "--home",
+        type=Path,
+        default=OUT / "dynamic-mix",
+        help="the bench's lakehouse and runs (built again when --docs changes)",
+    )
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--steps", type=int, default=120)
     parser.add_argument("--seq-len", type=int, default=64)
@@ -360,7 +369,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     run_tokens = args.steps * args.batch_size * args.seq_len
-    bench, tokens, schedule_tag = build(args.docs, run_tokens)
+    bench, tokens, schedule_tag = build(args.home, args.docs, run_tokens)
     by_size = sorted(LANGUAGES, key=lambda g: tokens[g])
     low, high = by_size[:LOW], by_size[-HIGH:]
     load = os.getloadavg()
