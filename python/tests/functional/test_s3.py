@@ -23,9 +23,11 @@ import pyarrow.fs as pafs
 import pytest
 from click.testing import CliRunner
 
+from lakemix import duck
 from lakemix.catalog import catalog as open_catalog
 from lakemix.cli import main
 from lakemix.iceberg.snapshots import scan_at
+from lakemix.iceberg.views import narrowed, refresh_views
 from lakemix.loader import MixLoader
 from lakemix.settings import Settings
 from lakemix.storage import filesystem
@@ -164,6 +166,18 @@ def test_the_pipeline_runs_on_s3(on_s3: Settings) -> None:
     assert "raw.documents" in lakemix("tables")
     assert "clean" in lakemix("search", "the", "--limit", "1")
     assert "wrote " in lakemix("report", "--tag", "v1")
+
+    # The view narrowed to the files holding given documents (how the search index reads its
+    # new ones) reads them over S3 on a connection of its own: DuckDB's S3 secret is shared.
+    conn = duck.connect(settings=on_s3)
+    refresh_views(conn, catalog)
+    ids = conn.execute("select document_id from marts.fct_clean_documents limit 3").to_arrow_table()
+    with narrowed(conn, catalog, ["marts.fct_clean_documents"], ids) as reader:
+        picked = reader.execute(
+            "select count(*), count(text) from marts.fct_clean_documents "
+            "semi join narrowed_keys using (document_id)"
+        ).fetchone()
+    assert picked == (3, 3)
 
 
 def test_gc_on_s3_deletes_only_unreferenced_objects(on_s3: Settings) -> None:
