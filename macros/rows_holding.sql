@@ -19,16 +19,11 @@
     {%- set scan = run_query(
         "select lakemix_scan('" ~ relation.schema ~ "." ~ relation.identifier ~ "')"
     ).columns[0].values()[0] -%}
-    {%- set files = run_query(
-        "select distinct filename from " ~ scan ~ " semi join (" ~ keys ~ ") as keys using ("
-        ~ key ~ ") order by 1"
-    ).columns[0].values() -%}
-    {%- if files | length == 0 -%}
-        {{- return("(select * from " ~ scan ~ " where false)") -}}
-    {%- endif -%}
-    {%- set listed = [] -%}
-    {%- for file in files -%}
-        {%- do listed.append("'" ~ (file | replace("'", "''")) ~ "'") -%}
-    {%- endfor -%}
-    {{- return("(select * from " ~ scan ~ " where filename in (" ~ listed | join(", ") ~ "))") -}}
+    {#- the files holding the keys, and the scan of those files (plugin UDF lakemix_in_files) -#}
+    {%- set files = "select coalesce(list(filename order by filename), []::varchar[]) from ("
+        ~ "select distinct filename from " ~ scan ~ " semi join (" ~ keys ~ ") as keys using ("
+        ~ key ~ "))" -%}
+    {{- return(run_query(
+        "select lakemix_in_files('" ~ scan | replace("'", "''") ~ "', (" ~ files ~ "))"
+    ).columns[0].values()[0]) -}}
 {% endmacro %}

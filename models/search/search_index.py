@@ -25,7 +25,6 @@ def model(dbt, session):
     settings = Settings.from_env()
     path = index_path(settings)
     texts = (tables.CLEAN_DOCUMENTS, tables.LANGUAGE_SCORED)  # search_documents' text columns
-    iceberg = catalog(settings)
     result = sync_index(
         session,
         documents.sql_query(),
@@ -33,7 +32,7 @@ def model(dbt, session):
         heap_bytes=int(heap_mb) * 1_000_000,
         batch_rows=int(batch_rows),
         rebuild=str(rebuild).lower() == "true",
-        narrow=lambda ids: narrowed(session, iceberg, texts, ids),
+        narrow=lambda ids: narrowed(session, catalog(settings), texts, ids),
     )
     session.execute(macro_sql(dbt.this.schema, path))
     # The DuckDB fts index of earlier lakemix versions (GBs at 1M documents) is no longer read.

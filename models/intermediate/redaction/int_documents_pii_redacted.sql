@@ -16,9 +16,9 @@
 
 with
 
+{# the kept documents not redacted yet #}
 kept_documents as (
-    select document_id from {{ ref('int_documents_deduplicated') }}
-    where is_cluster_kept
+    {{ to_redact }}
 ),
 
 documents as (
@@ -32,7 +32,6 @@ documents_to_redact as (
     from documents
     inner join kept_documents
         on documents.document_id = kept_documents.document_id
-    where {{ lakemix.not_in_this('documents.document_id') }}
 ),
 
 documents_redacted as (

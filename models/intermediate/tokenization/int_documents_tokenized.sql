@@ -15,9 +15,9 @@
 
 with
 
+{# the kept documents not tokenized yet #}
 kept as (
-    select document_id from {{ ref('int_documents_deduplicated') }}
-    where is_cluster_kept
+    {{ to_tokenize }}
 ),
 
 redacted as (
@@ -31,7 +31,6 @@ documents_to_tokenize as (
     from redacted
     inner join kept
         on redacted.document_id = kept.document_id
-    where {{ lakemix.not_in_this('redacted.document_id') }}
 ),
 
 documents_tokenized as (

@@ -181,6 +181,13 @@ class Plugin(BasePlugin):
             side_effects=True,
         )
         conn.create_function(
+            "lakemix_in_files",
+            views.in_files,
+            ["VARCHAR", "VARCHAR[]"],
+            "VARCHAR",
+            side_effects=True,
+        )
+        conn.create_function(
             "lakemix_scan_at",
             self._scan_at,
             ["VARCHAR", "VARCHAR"],
@@ -264,11 +271,7 @@ class Plugin(BasePlugin):
         files = watermark.files_since(table, since)
         if files is None:
             return ""
-        scan = views.scan_sql(table, table.metadata.current_snapshot_id)
-        if not files:
-            return f"(select * from {scan} where false)"
-        listed = ", ".join(views.quote_literal(path) for path in files)
-        return f"(select * from {scan} where filename in ({listed}))"
+        return views.in_files(views.scan_sql(table, table.metadata.current_snapshot_id), files)
 
     def _scan(self, identifier: str) -> str:
         """``iceberg_scan(...)`` of what the view of a table reads (macro ``rows_holding``)."""

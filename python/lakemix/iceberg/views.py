@@ -91,6 +91,13 @@ def metadata_locations(catalog: SqlCatalog) -> dict[tuple[str, str], str]:
     return {(namespace, name): location for namespace, name, location in rows if location}
 
 
+def in_files(scan: str, files: Sequence[str]) -> str:
+    """The rows of ``scan`` (an ``iceberg_scan(...)``) in the data files ``files`` alone, as a
+    relation: ``iceberg_scan``'s ``filename`` filter, so DuckDB opens only those files."""
+    listed = ", ".join(quote_literal(str(path)) for path in files)
+    return f"(select * from {scan} where {f'filename in ({listed})' if files else 'false'})"
+
+
 def view_scan(catalog: SqlCatalog, view: str) -> str:
     """The ``iceberg_scan(...)`` the view ``schema.table`` of an Iceberg table reads (as
     ``refresh_views`` made it: the pinned snapshot, or the current one)."""
@@ -133,10 +140,8 @@ def narrowed(
                 f"select distinct filename from {scan} "
                 f"semi join narrowed_keys using ({quote_identifier(key)})"
             ).fetchall()
-            listed = ", ".join(quote_literal(str(row[0])) for row in files)
             schema, name = view.split(".")
-            where = f"filename in ({listed})" if files else "false"
-            _replace_view(reader, schema, name, f"{scan} where {where}")
+            _replace_view(reader, schema, name, in_files(scan, [row[0] for row in files]))
         yield reader
     finally:
         reader.execute("rollback")
