@@ -31,7 +31,7 @@ from lakemix.iceberg.snapshots import scan_at
 from lakemix.search.sql import register as register_search
 from lakemix.settings import Settings, project_root
 from lakemix.text_store import TextStore, store_path
-from lakemix.udf import register_all
+from lakemix.udf import register_all, release
 
 if TYPE_CHECKING:
     import duckdb
@@ -67,6 +67,21 @@ def release_memory() -> None:
     import pyarrow as pa
 
     pa.default_memory_pool().release_unused()
+
+
+def release_udfs(name: str) -> str:
+    """Drop what UDF module ``name`` loaded (``lakemix.udf.release``) and give the freed heap
+    back to the system (glibc keeps it otherwise): ``lakemix_release_udfs(name)``, the
+    post-hook of the model that was its only user (macro ``release_udfs``). Returns ``name``."""
+    import ctypes
+    import ctypes.util
+
+    release(name)
+    gc.collect()
+    libc = ctypes.util.find_library("c")
+    if libc is not None and hasattr(ctypes.CDLL(libc), "malloc_trim"):
+        ctypes.CDLL(libc).malloc_trim(0)
+    return name
 
 
 WRITING_COMMANDS = ("build", "run", "seed", "snapshot")
@@ -186,6 +201,9 @@ class Plugin(BasePlugin):
             ["VARCHAR", "VARCHAR[]"],
             "VARCHAR",
             side_effects=True,
+        )
+        conn.create_function(
+            "lakemix_release_udfs", release_udfs, ["VARCHAR"], "VARCHAR", side_effects=True
         )
         conn.create_function(
             "lakemix_scan_at",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from lakemix.udf import langid, minhash, tokens
 from lakemix.udf.langid import identify_language, text_script
 from lakemix.udf.minhash import jaccard_estimate, minhash_bands, minhash_signatures
-from lakemix.udf.registry import register_all
+from lakemix.udf.registry import register_all, release
 from lakemix.udf.tokens import token_counts, token_ids
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "minhash_bands",
     "minhash_signatures",
     "register_all",
+    "release",
     "text_script",
     "token_counts",
     "token_ids",

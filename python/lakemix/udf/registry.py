@@ -18,3 +18,17 @@ def register_all(conn: duckdb.DuckDBPyConnection) -> None:
     """Add every lakemix UDF (``lakemix_language``, ``lakemix_minhash_bands``, ...) to ``conn``."""
     for name in MODULES:
         importlib.import_module(f"lakemix.udf.{name}").register(conn)
+
+
+def release(name: str) -> None:
+    """Drop what UDF module ``name`` loaded on first use (its ``release()``), where it has one.
+
+    Raises:
+        ValueError: If ``name`` is no UDF module with a ``release()``.
+    """
+    module = importlib.import_module(f"lakemix.udf.{name}") if name in MODULES else None
+    if module is None or not hasattr(module, "release"):
+        modules = {m: importlib.import_module(f"lakemix.udf.{m}") for m in MODULES}
+        known = ", ".join(m for m, found in modules.items() if hasattr(found, "release"))
+        raise ValueError(f"no UDF module {name!r} to release; known: {known}")
+    module.release()

@@ -71,6 +71,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from lakemix.udf.quality import affixes, chinese, segment, words
 from lakemix.udf.quality.segment import SEGMENTERS
 from lakemix.udf.quality.signals import SIGNALS, quality_signals
 from lakemix.udf.quality.words import split_words
@@ -84,6 +85,7 @@ __all__ = [
     "SIGNALS",
     "quality_signals",
     "register",
+    "release",
     "split_words",
 ]
 
@@ -133,3 +135,13 @@ def register(conn: duckdb.DuckDBPyConnection) -> None:
         null_handling=SPECIAL,
         side_effects=False,
     )
+
+
+def release() -> None:
+    """Drop what the signals loaded on first use: the word segmenters (Kiwi, SudachiPy, jieba,
+    PyThaiNLP's and LaoNLP's dictionaries), the affix tokenizers, the exception tables and
+    jieba's arrays, about 400 MB after a batch in every language (the compiled kernels stay).
+    The next call loads them again (about 5 s in all). The cleaning model calls it once it is
+    done (``lakemix.release_udfs``), so the rest of a build does not carry them."""
+    for cached in (segment.segmenter, affixes.tokenizer, words.tables, chinese.model):
+        cached.cache_clear()

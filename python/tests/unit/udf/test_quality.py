@@ -269,6 +269,25 @@ def test_languages_without_spaces_are_segmented(language: str) -> None:
     assert segmented.field("word_count")[0].as_py() > alone.field("word_count")[0].as_py()
 
 
+def test_release_drops_the_segmenters_and_a_later_call_gives_the_same_signals() -> None:
+    """What the post-hook of the cleaning model drops (lakemix.udf.release("quality")) is loaded
+    again on the next call, with the same results."""
+    from lakemix.udf import release
+    from lakemix.udf.quality import segment
+
+    texts = pa.array([text for text, _ in SEGMENTED.values()] + ["Le monde d'aujourd'hui."])
+    languages = pa.array([*SEGMENTED, "fr"])
+    before = quality_signals(texts, languages)
+    assert segment.segmenter.cache_info().currsize > 0
+    assert affixes.tokenizer.cache_info().currsize > 0
+    release("quality")
+    assert segment.segmenter.cache_info().currsize == 0
+    assert affixes.tokenizer.cache_info().currsize == 0
+    assert quality_signals(texts, languages).equals(before)
+    with pytest.raises(ValueError, match="no UDF module 'pii' to release; known: quality"):
+        release("pii")
+
+
 def test_thai_words_are_pythainlps_as_datatrove_takes_them() -> None:
     """newmm-safe with keep_whitespace=False, each word stripped (datatrove's ThaiTokenizer):
     a dictionary word with a space inside stays one word."""
