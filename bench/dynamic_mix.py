@@ -51,7 +51,9 @@ Every run's learning rate warms up and decays as ``train_tiny.py``'s does (cosin
 so a model is not mostly its last few batches (under a constant rate, the seeds of one kind
 spread widely: Armenian 5.02-6.38 over three static runs).
 
-Each trained model is then scored on the validation split of its release: every validation
+Each trained model is then scored on the validation split of the static release (no other
+release trains on its documents: the same seed and fraction hold out the same ones, of those it
+includes): every validation
 document once, cut into windows of ``seq_len + 1`` tokens (at most ``EVAL_WINDOWS`` a document),
 the mean next-token loss of each language's tokens (a token the model's vocabulary lacks is not
 scored). Printed: each language's loss per run kind (mean over seeds and min-max), the change
@@ -293,13 +295,20 @@ def tiny_model_class() -> Any:
 
 
 def evaluate(run: Path, mix: str, tag: str, seq_len: int) -> dict[str, float]:
-    """Mean next-token loss of each language's validation tokens under the run's model."""
+    """Mean next-token loss of each language's validation tokens under the run's model.
+
+    Every run is scored on the static release's validation split: no other release of the
+    bench trains on its documents (the same seed and fraction hold out the same ones), and the
+    loader opens it without weights (a scheduled release's split may lack a small language's
+    documents, which its schedule weights)."""
     import torch
 
     from lakemix.loader import MixLoader
 
     train_store = MixLoader(mix=mix, tag=tag, seq_len=seq_len, batch_size=1).store
-    store = MixLoader(mix=mix, tag=tag, split="validation", seq_len=seq_len, batch_size=1).store
+    store = MixLoader(
+        mix=STATIC, tag=STATIC, split="validation", seq_len=seq_len, batch_size=1
+    ).store
     vocabulary = torch.from_numpy(train_store.vocabulary().astype("int64"))
     model = tiny_model_class()(vocabulary, dim=32, layers=2, heads=2, seq_len=seq_len)
     model.load_state_dict(torch.load(run / "checkpoint.pt", weights_only=False)["model"])
@@ -346,7 +355,7 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=10_000)
     parser.add_argument(
         "--home",
-        type=Path,
+        type=lambda text: Path(text).resolve(),  # its commands run in its project copy
         default=OUT / "dynamic-mix",
         help="the bench's lakehouse and runs (built again when --docs changes)",
     )

@@ -99,12 +99,14 @@ def dynamic_mix(
     *,
     by: str | None = None,
     weights: Mapping[str, float] | None = None,
+    where: str = "the store",
 ) -> DynamicMix | None:
     """The loader's dynamic mix: from the release's mix file, or ``by`` and ``weights`` given;
-    None for a static mix given neither.
+    None for a static mix given neither. ``where`` names the store (its split) in errors.
 
     Raises:
-        ValueError: Weights of an unknown group, or that do not sum to 1.
+        ValueError: Weights of an unknown group, or that do not sum to 1; a schedule that
+            weights a group the store has no document of (a small validation split).
     """
     spec = released_spec(manifest)
     groups = spec.groups if spec is not None else None
@@ -126,6 +128,13 @@ def dynamic_mix(
         tokens = np.bincount(group_of_row, store.lengths * store.repeats, minlength=len(names))
         initial = tokens / tokens.sum()
     if schedule is not None:
+        absent = sorted(set(schedule.groups) - set(names))
+        if absent:
+            raise ValueError(
+                f"{where} holds no documents of group(s) {', '.join(absent)}, which the release's "
+                f"schedule weights (a split holds a fraction of each group's documents): pass "
+                f"weights= over the groups it has ({', '.join(names)}) to stream it"
+            )
         weight_vector(schedule.weights_at(0), names, "the release's schedule")
     history = WeightHistory(names, tuple(initial.tolist()), schedule)
     return DynamicMix(groups, names, group_of_row, history)

@@ -168,7 +168,9 @@ class MixLoader:
             )
         from lakemix.loader.dynamic_mix import dynamic_mix
 
-        self.dynamic = dynamic_mix(self.store, self.manifest, settings, by=groups, weights=weights)
+        self.dynamic = dynamic_mix(
+            self.store, self.manifest, settings, by=groups, weights=weights, where=where
+        )
         if self.dynamic is None and "group_ids" in self.extra_fields:
             raise ValueError("extra field group_ids needs a dynamic mix: pass groups='language'")
         if self.dynamic is not None:

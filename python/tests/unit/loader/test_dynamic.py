@@ -166,3 +166,42 @@ def test_a_capped_group_stops_and_its_weight_goes_elsewhere() -> None:
     assert any(
         "group 'small' is read beyond the mix's max_epochs 1" in str(w.message) for w in caught
     )
+
+
+def test_a_split_without_documents_of_a_scheduled_group_is_refused_by_name() -> None:
+    """A small release's validation split may hold no document of a group its schedule weights:
+    the error names the split and the groups, and says how to stream it anyway."""
+    from types import SimpleNamespace
+
+    import pyarrow as pa
+    import yaml
+
+    from lakemix.loader.dynamic_mix import dynamic_mix
+
+    rows = [
+        {"at_tokens": 0, "weights": {"en": 0.5, "fr": 0.3, "ga": 0.2}},
+        {"at_tokens": 100, "weights": {"en": 0.2, "fr": 0.3, "ga": 0.5}},
+    ]
+    raw = {
+        "name": "tiny", "token_budget": 1000, "languages": ["en", "fr", "ga"],
+        "strategy": {"kind": "temperature", "alpha": 0.3}, "validation_fraction": 0.1,
+        "seed": 17, "tokenizer": "cl100k",
+        "groups": {"by": "language", "when_exhausted": "repeat", "max_epochs": 20},
+        "schedule": {"interpolation": "constant", "rows": rows},
+    }  # fmt: skip
+    manifest = SimpleNamespace(
+        mix="tiny", tag="v1", config_files={"mixes/tiny.yml": yaml.safe_dump(raw)}
+    )
+    languages = ["en"] * 3 + ["fr"] * 2  # no document of "ga"
+    store = SimpleNamespace(
+        _column=lambda name: pa.array(languages),
+        lengths=np.full(5, 10, dtype=np.int64),
+        repeats=np.ones(5, dtype=np.int64),
+    )
+    where = "split 'validation' of release v1 (tiny)"
+    with pytest.raises(ValueError, match=r"split 'validation' of release v1 \(tiny\) holds no "
+                       r"documents of group\(s\) ga, .* weights= over the groups it has "
+                       r"\(en, fr\)"):  # fmt: skip
+        dynamic_mix(store, manifest, None, where=where)  # type: ignore[arg-type]
+    mix = dynamic_mix(store, manifest, None, weights={"en": 0.5, "fr": 0.5}, where=where)  # type: ignore[arg-type]
+    assert mix is not None and mix.names == ("en", "fr")
