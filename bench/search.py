@@ -1,6 +1,7 @@
 """bench/search: DuckDB fts against Tantivy (``tantivy`` on PyPI) as the full-text index.
 
 Usage: .venv/bin/python bench/search.py [--docs 100000] [--corpus bench/out/corpus-100000]
+       .venv/bin/python bench/search.py --lakehouse LAKEMIX_HOME
 
 The first ``--docs`` documents of the bench corpus (``bench/corpus.py``, deterministic) are
 written once to ``bench/out/search-<docs>.parquet``. Each engine then runs in its own process
@@ -11,6 +12,14 @@ each query of ``QUERIES`` once cold and five times warm (top 10 by BM25, the med
 latency is printed). Index size: the DuckDB file (table and index) against the Tantivy folder
 (its stored fields included, so both hold the text). Words: DuckDB fts as in lakemix's old
 ``create_search_index`` macro; Tantivy with ``lakemix.search.index.analyzer``.
+
+``--lakehouse``: end to end on a built lakehouse, each query in a process of its own (its start
+included, as a user types it): ``lakemix search QUERY --include-rejected`` (every document, from
+the index ``dbt build`` keeps) beside a DuckDB process that opens a database holding the same
+documents (``int_documents_language_scored``) with an fts index and runs the BM25 query (what
+``lakemix search`` did before its Tantivy index). The DuckDB database is built once, beside the
+lakehouse (``search_fts.duckdb``), and kept. Wall seconds and the peak RSS of each process
+(``wait4``) are printed per query, with the ratios.
 """
 
 from __future__ import annotations
@@ -28,6 +37,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 QUERIES = ("human rights", "government", "climate change", "music festival", "Москва", "東京")
 HEAP_BYTES = 128_000_000
+# DuckDB fts as lakemix's old create_search_index macro made it, and its BM25 query.
+FTS_INDEX = (
+    "pragma create_fts_index('docs', 'document_id', 'text', stemmer = 'none', "
+    r"stopwords = 'none', ignore = '[^\p{L}\p{N}]+', strip_accents = 1, lower = 1, "
+    "overwrite = 1)"
+)
+FTS_SQL = (
+    "select document_id, score from (select fts_main_docs.match_bm25(document_id, ?) "
+    "as score, document_id from docs) where score is not null "
+    "order by score desc, document_id limit 10"
+)
 
 
 def peak_rss_mb() -> float:
@@ -87,11 +107,7 @@ def run_duckdb(parquet: Path, work: Path, base: int) -> dict[str, float]:
     path = work / "fts.duckdb"
     conn = duck.connect(path, extensions=("fts",))
     conn.execute("set threads = 1")
-    index = (
-        "pragma create_fts_index('docs', 'document_id', 'text', stemmer = 'none', "
-        r"stopwords = 'none', ignore = '[^\p{L}\p{N}]+', strip_accents = 1, lower = 1, "
-        "overwrite = 1)"
-    )
+    index = FTS_INDEX
     start, cpu = time.perf_counter(), cpu_s()
     conn.execute(f"create table docs as select * from '{parquet}' limit {base}")
     conn.execute(index)
@@ -102,12 +118,7 @@ def run_duckdb(parquet: Path, work: Path, base: int) -> dict[str, float]:
     conn.execute(index)
     conn.execute("checkpoint")
     add, add_cpu = time.perf_counter() - start, cpu_s() - cpu
-    sql = (
-        "select document_id, score from (select fts_main_docs.match_bm25(document_id, ?) "
-        "as score, document_id from docs) where score is not null "
-        "order by score desc, document_id limit 10"
-    )
-    figures = timed_queries(lambda q: conn.execute(sql, [q]).fetchall())
+    figures = timed_queries(lambda q: conn.execute(FTS_SQL, [q]).fetchall())
     conn.close()
     return {
         "build_s": build,
@@ -165,6 +176,103 @@ def run_tantivy(parquet: Path, work: Path, base: int) -> dict[str, float]:
     }
 
 
+def fts_database(home: Path) -> Path:
+    """``home/search_fts.duckdb``: every document's id and text with DuckDB's fts index (built
+    once: at 1M documents it takes some 15 minutes and 12 GB)."""
+    from lakemix import duck, tables
+    from lakemix.settings import Settings
+
+    path = home / "search_fts.duckdb"
+    if path.is_file():
+        return path
+    settings = Settings.from_env()
+    parquet = home / "search_fts_documents.parquet"
+    conn = duck.connect(settings.duckdb_path, settings=settings, read_only=True)
+    try:
+        conn.execute(
+            f"copy (select document_id, text from {tables.LANGUAGE_SCORED}) to '{parquet}' "
+            "(format parquet)"
+        )
+    finally:
+        conn.close()
+    print(f"building {path} (DuckDB fts over every document, once) ...", flush=True)
+    start = time.perf_counter()
+    building = path.with_suffix(".tmp")
+    building.unlink(missing_ok=True)
+    conn = duck.connect(building, extensions=("fts",))
+    try:
+        conn.execute(f"create table docs as select * from '{parquet}'")
+        conn.execute(FTS_INDEX)
+        conn.execute("checkpoint")
+    finally:
+        conn.close()
+    building.rename(path)
+    parquet.unlink()
+    print(f"  built in {time.perf_counter() - start:.0f} s, {size_mb(path):,.0f} MB", flush=True)
+    return path
+
+
+def fts_query(database: Path, query: str) -> None:
+    """One DuckDB fts query, as a process of its own runs it: open, query, print."""
+    from lakemix import duck
+
+    conn = duck.connect(database, read_only=True, extensions=("fts",))
+    for document_id, score in conn.execute(FTS_SQL, [query]).fetchall():
+        print(f"{score:.3f} {document_id}")
+    conn.close()
+
+
+def measured(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MB) of one process, by GNU time: a child's ru_maxrss starts
+    at its parent's (this process, which may have built the fts database), time's child's
+    at time's few MB."""
+    with tempfile.TemporaryDirectory() as work:
+        report = Path(work) / "time"
+        done = subprocess.run(
+            ["/usr/bin/time", "-f", "%e %M", "-o", str(report), *cmd],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            check=False,
+        )
+        if done.returncode:
+            tail = done.stderr.decode(errors="replace")[-2000:]
+            raise SystemExit(f"{' '.join(cmd)} failed:\n{tail}")
+        wall, kb = report.read_text().split()[-2:]
+    return float(wall), int(kb) / 1024
+
+
+def end_to_end(home: Path) -> None:
+    """``lakemix search`` against a DuckDB fts process on the documents of lakehouse ``home``."""
+    import os
+
+    os.environ["LAKEMIX_HOME"] = str(home)
+    env = dict(os.environ)
+    database = fts_database(home)
+    lakemix = str(Path(sys.executable).parent / "lakemix")
+    print(f"{home}: one process per query, end to end")
+    print(f"{'query':16}{'lakemix s':>11}{'MB':>8}{'DuckDB fts s':>14}{'MB':>8}{'ratio':>8}")
+    walls: list[tuple[float, float]] = []
+    peaks: list[tuple[float, float]] = []
+    for query in QUERIES:
+        ours = measured([lakemix, "search", query, "--include-rejected"], env)
+        fts = measured(
+            [sys.executable, __file__, "--fts-query", query, "--fts-database", str(database)], env
+        )
+        walls.append((ours[0], fts[0]))
+        peaks.append((ours[1], fts[1]))
+        print(
+            f"{query:16}{ours[0]:11.2f}{ours[1]:8.0f}{fts[0]:14.2f}{fts[1]:8.0f}"
+            f"{fts[0] / ours[0]:7.1f}x"
+        )
+    ours_wall = statistics.median(w for w, _ in walls)
+    fts_wall = statistics.median(w for _, w in walls)
+    print(
+        f"{'median':16}{ours_wall:11.2f}{max(p for p, _ in peaks):8.0f}{fts_wall:14.2f}"
+        f"{max(p for _, p in peaks):8.0f}{fts_wall / ours_wall:7.1f}x  (MB: the largest)"
+    )
+
+
 def child(engine: str, parquet: Path, base: int) -> None:
     """Run one engine and print its figures as JSON."""
     rss_before = peak_rss_mb()
@@ -179,9 +287,20 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=100_000)
     parser.add_argument("--corpus", type=Path, default=ROOT / "bench" / "out" / "corpus-100000")
+    parser.add_argument(
+        "--lakehouse", type=Path, help="end to end on this built lakehouse (LAKEMIX_HOME)"
+    )
     parser.add_argument("--engine", choices=("duckdb", "tantivy"), help=argparse.SUPPRESS)
     parser.add_argument("--parquet", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--fts-query", help=argparse.SUPPRESS)
+    parser.add_argument("--fts-database", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.fts_query is not None:
+        fts_query(args.fts_database, args.fts_query)
+        return
+    if args.lakehouse is not None:
+        end_to_end(args.lakehouse.resolve())
+        return
     base = args.docs * 9 // 10
     if args.engine:
         child(args.engine, args.parquet, base)
