@@ -1,6 +1,6 @@
 """bench/dynamic_mix: per-language validation loss of a static mix, a schedule, ODM and DoReMi.
 
-Usage: .venv/bin/python bench/dynamic_mix.py [--docs 10000] [--home bench/out/dynamic-mix]
+Usage: .venv/bin/python bench/dynamic_mix.py [--docs 50000] [--home bench/out/dynamic-mix]
        [--seeds 0 1 2] [--steps 120]
        [--seq-len 64] [--batch-size 8] [--update-every 10] [--evaluate-only]
        [--train static schedule odm odm_byte reference excess alpha_0.6 uniform]
@@ -97,6 +97,10 @@ ALPHAS = (1.0, 0.6, 0.3, 0.0)  # the schedule's temperature exponents, a quarter
 # trade between low- and high-resource loss, the frontier a policy has to get below.
 STATIC_ALPHAS = {"alpha_0.6": 0.6, "uniform": 0.0}
 EVAL_WINDOWS = 4
+# A language's validation loss is a mean over its held-out documents: with fewer, one document
+# decides it (corpus-10000 holds out 3 Basque and 3 Irish documents, corpus-2000 one Irish
+# document and no Icelandic one).
+MIN_VALIDATION_DOCS = 10
 LOW, HIGH = 5, 3  # languages counted as low- and high-resource
 # Run kinds; the first is the baseline the others are compared with.
 KINDS = ("static", "schedule", "odm", "odm_byte", "reference", "excess", *STATIC_ALPHAS)
@@ -294,6 +298,16 @@ def tiny_model_class() -> Any:
     return module.TinyLM
 
 
+def validation_documents() -> dict[str, int]:
+    """Held-out documents per language of the static release (what every run is scored on)."""
+    from collections import Counter
+
+    from lakemix.loader import MixLoader
+
+    store = MixLoader(mix=STATIC, tag=STATIC, split="validation", seq_len=8, batch_size=1).store
+    return dict(Counter(str(g) for g in store._column("language").to_pylist()))
+
+
 def evaluate(run: Path, mix: str, tag: str, seq_len: int) -> dict[str, float]:
     """Mean next-token loss of each language's validation tokens under the run's model.
 
@@ -352,7 +366,7 @@ def spread(values: Sequence[float]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--docs", type=int, default=10_000)
+    parser.add_argument("--docs", type=int, default=50_000)
     parser.add_argument(
         "--home",
         type=lambda text: Path(text).resolve(),  # its commands run in its project copy
@@ -381,6 +395,14 @@ def main() -> None:
     bench, tokens, schedule_tag = build(args.home, args.docs, run_tokens)
     by_size = sorted(LANGUAGES, key=lambda g: tokens[g])
     low, high = by_size[:LOW], by_size[-HIGH:]
+    held_out = validation_documents()
+    few = {g: held_out.get(g, 0) for g in LANGUAGES if held_out.get(g, 0) < MIN_VALIDATION_DOCS}
+    if few:
+        raise SystemExit(
+            f"corpus-{args.docs}: the validation split holds fewer than {MIN_VALIDATION_DOCS} "
+            f"documents of {', '.join(f'{g} ({n})' for g, n in few.items())}: too few to score "
+            "a language; give a larger --docs"
+        )
     load = os.getloadavg()
     print(
         f"corpus-{args.docs}, clean tokens (cl100k) of the ten languages: "
