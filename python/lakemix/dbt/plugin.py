@@ -77,10 +77,11 @@ def release_udfs(name: str) -> str:
     import ctypes.util
 
     release(name)
-    gc.collect()
-    libc = ctypes.util.find_library("c")
-    if libc is not None and hasattr(ctypes.CDLL(libc), "malloc_trim"):
-        ctypes.CDLL(libc).malloc_trim(0)
+    gc.collect()  # a segmenter's closures may hold cycles
+    path = ctypes.util.find_library("c")
+    libc = ctypes.CDLL(path) if path is not None else None
+    if libc is not None and hasattr(libc, "malloc_trim"):  # glibc's; musl has none
+        libc.malloc_trim(0)
     return name
 
 
