@@ -11,10 +11,47 @@ from lakemix.errors import LakemixError
 from lakemix.ingest.formats import FORMATS
 from lakemix.writer import wait_option, writer
 
+# The commands of other packages, by name: each imported when it is run (or listed by
+# ``--help``), so that ``lakemix search`` does not import what ``lakemix release`` needs
+# (pyarrow alone is 0.1 s of a process that otherwise answers in 0.1 s).
+_ELSEWHERE = {
+    "calibrate": "lakemix.quality.commands:calibrate_command",
+    "compare": "lakemix.tracking.commands:compare_command",
+    "diff": "lakemix.versions.commands:diff_command",
+    "export": "lakemix.export.commands:export_command",
+    "gc": "lakemix.versions.commands:gc_command",
+    "rebuild": "lakemix.versions.commands:rebuild_command",
+    "release": "lakemix.versions.commands:release_command",
+    "report": "lakemix.quality.commands:report_command",
+    "review": "lakemix.quality.commands:review_group",
+    "runs": "lakemix.tracking.commands:runs_command",
+    "search": "lakemix.search.commands:search_command",
+    "show": "lakemix.loader.show:show_command",  # lakemix show TAG (its tracked runs), --run RUN
+    "spark": "lakemix.spark.commands:spark_group",
+    "sql": "lakemix.versions.commands:sql_command",
+    "verify": "lakemix.versions.commands:verify_command",
+    "versions": "lakemix.versions.commands:versions_command",
+}
+
 
 class _Commands(click.Group):
     """Every command: a lakemix error (bad input, a missing release, an unreachable catalog with
-    its password hidden, ...) is a one-line message and exit status 1, not a trace."""
+    its password hidden, ...) is a one-line message and exit status 1, not a trace. The
+    commands of ``_ELSEWHERE`` are imported when named."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *_ELSEWHERE})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in _ELSEWHERE and cmd_name not in self.commands:
+            import importlib
+
+            module, name = _ELSEWHERE[cmd_name].split(":")
+            command = getattr(importlib.import_module(module), name)
+            if command.name != cmd_name:
+                raise RuntimeError(f"{_ELSEWHERE[cmd_name]} is command {command.name!r}")
+            self.add_command(command)
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> object:
         from lakemix.iceberg.missing import describe
@@ -304,68 +341,6 @@ def docs_command(port: int, mix: str | None, serve: bool) -> None:
     finally:
         server.server_close()
 
-
-def _add_version_commands() -> None:
-    from lakemix.versions import commands
-
-    for command in (
-        commands.diff_command,
-        commands.gc_command,
-        commands.rebuild_command,
-        commands.release_command,
-        commands.sql_command,
-        commands.verify_command,
-        commands.versions_command,
-    ):
-        main.add_command(command)
-
-
-_add_version_commands()
-
-
-def _add_quality_commands() -> None:
-    from lakemix.quality import commands
-
-    for command in (
-        commands.calibrate_command,
-        commands.report_command,
-        commands.review_group,
-        commands.search_command,
-    ):
-        main.add_command(command)
-
-
-_add_quality_commands()
-
-
-def _add_export_commands() -> None:
-    from lakemix.export.commands import export_command
-
-    main.add_command(export_command)
-
-
-_add_export_commands()
-
-
-def _add_tracking_commands() -> None:
-    from lakemix.loader.show import show_command
-    from lakemix.tracking.commands import compare_command, runs_command
-
-    main.add_command(compare_command)
-    main.add_command(runs_command)
-    main.add_command(show_command)  # lakemix show TAG (with its tracked runs), show --run RUN
-
-
-_add_tracking_commands()
-
-
-def _add_spark_commands() -> None:
-    from lakemix.spark.commands import spark_group
-
-    main.add_command(spark_group)
-
-
-_add_spark_commands()
 
 if __name__ == "__main__":
     main()
