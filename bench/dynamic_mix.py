@@ -3,7 +3,7 @@
 Usage: .venv/bin/python bench/dynamic_mix.py [--docs 50000] [--home bench/out/dynamic-mix]
        [--seeds 0 1 2] [--steps 120]
        [--seq-len 64] [--batch-size 8] [--update-every 10] [--evaluate-only]
-       [--train static schedule odm odm_byte reference excess alpha_0.6 uniform]
+       [--train static schedule odm odm_byte odm_initial reference excess alpha_0.6 uniform]
 
 ``--evaluate-only``: score the finished runs of ``--seeds`` without training (seeds trained by
 invocations side by side, ``--seeds 0``, ``--seeds 1``, ..., then scored together). ``--train
@@ -103,7 +103,9 @@ EVAL_WINDOWS = 4
 MIN_VALIDATION_DOCS = 10
 LOW, HIGH = 5, 3  # languages counted as low- and high-resource
 # Run kinds; the first is the baseline the others are compared with.
-KINDS = ("static", "schedule", "odm", "odm_byte", "reference", "excess", *STATIC_ALPHAS)
+KINDS = (
+    "static", "schedule", "odm", "odm_byte", "odm_initial", "reference", "excess", *STATIC_ALPHAS
+)  # fmt: skip
 
 
 def temperature(tokens: Mapping[str, float], alpha: float) -> dict[str, float]:
@@ -253,9 +255,10 @@ def train(
                "--checkpoint-every", str(args.steps), "--seq-len", str(args.seq_len),
                "--batch-size", str(args.batch_size), "--num-workers", "0",
                "--seed", str(seed)]  # fmt: skip
-        if kind in ("odm", "odm_byte"):
+        if kind in ("odm", "odm_byte", "odm_initial"):
             cmd += ["--policy", "exp3", "--update-every", str(args.update_every)]
             cmd += ["--group-loss", "byte"] if kind == "odm_byte" else []
+            cmd += ["--explore", "initial"] if kind == "odm_initial" else []
         elif kind == "reference":  # the static weights, grouped: it logs each group's loss
             cmd += ["--groups", "language", "--update-every", str(args.update_every)]
         elif kind == "excess":

@@ -22,9 +22,10 @@ all-reduced over the ranks so that every rank sets the same weights at the same 
 with ``groups:`` and a ``schedule:`` follows its schedule without a policy. The run record keeps
 the weights over the run, each group's loss in the last window of steps that held its tokens,
 and every window's losses with its step (``group_loss_trajectory``: what ``--reference`` reads).
-``--group-loss byte`` reports each group's loss per byte of text instead of per token. The
-learning rate warms up over the first 5% of ``--steps`` and decays (cosine) to a tenth of its
-peak.
+``--explore initial`` gives EXP3's exploration share to the mix's own weights rather than
+uniform ones. ``--group-loss byte`` reports each group's loss per byte of text instead of per
+token. The learning rate warms up over the first 5% of ``--steps`` and decays (cosine) to a
+tenth of its peak.
 """
 
 from __future__ import annotations
@@ -95,12 +96,12 @@ class TinyLM(nn.Module):
 
 
 def make_policy(
-    name: str, loader: MixLoader, reference: Path | None, unit: str
+    name: str, loader: MixLoader, reference: Path | None, unit: str, explore: str = "uniform"
 ) -> MixPolicy | None:
     if name == "none":
         return None
     if name == "exp3":
-        return EXP3(loader.group_names, loader.weights())
+        return EXP3(loader.group_names, loader.weights(), explore=explore)
     if reference is None:
         raise SystemExit("--policy excess needs --reference RUN_DIR (a grouped run's record)")
     record = read_run_record(reference)
@@ -153,6 +154,12 @@ def main() -> None:
         default="token",
         help="the per-group loss a policy sees: per token (ODM's), or per byte of text",
     )
+    parser.add_argument(
+        "--explore",
+        choices=["uniform", "initial"],
+        default="uniform",
+        help="--policy exp3: its exploration share goes to uniform weights (ODM's) or the mix's",
+    )
     args = parser.parse_args()
 
     torch.manual_seed(args.seed)
@@ -170,7 +177,7 @@ def main() -> None:
         extra_fields=("segment_ids", "position_ids", *(("group_ids",) if grouped else ())),
         groups=args.groups or ("language" if grouped else None),
     )
-    policy = make_policy(args.policy, loader, args.reference, args.group_loss)
+    policy = make_policy(args.policy, loader, args.reference, args.group_loss, args.explore)
     vocabulary = torch.from_numpy(loader.store.vocabulary().astype("int64"))
     tiny = TinyLM(vocabulary, dim=32, layers=2, heads=2, seq_len=args.seq_len)
     # Every rank starts from rank 0's weights; DDP averages the gradients.

@@ -50,6 +50,26 @@ def test_exp3_with_steady_losses_settles_instead_of_swinging() -> None:
     assert min(history[-1], key=history[-1].__getitem__) == "b"  # the lowest, 5.7
 
 
+def test_exp3_exploring_toward_the_initial_weights_keeps_each_groups_share_of_the_floor() -> None:
+    """With explore="initial" the exploration share is the initial mix's: a group with the
+    lowest loss keeps K eps_t of its initial weight (uniform exploration gives it K eps_t / K),
+    also after a resume from a policy built with other initial weights."""
+    initial = {"de": 0.2, "en": 0.7, "sw": 0.1}
+    losses = {"de": 5.0, "en": 1.0, "sw": 5.0}  # English is the cheapest to predict
+    toward = EXP3(NAMES, initial, explore="initial")
+    uniform = EXP3(NAMES, initial)
+    for step in range(0, 400, 10):
+        weights, plain = toward.update(step, losses), uniform.update(step, losses)
+    eps = math.sqrt(math.log(3) / (3 * 391))
+    assert weights["en"] >= 3 * eps * 0.7 - 1e-12
+    assert plain["en"] < weights["en"]
+    resumed = EXP3(NAMES, weights, explore="initial")  # a resume passes the current weights
+    resumed.load_state_dict(toward.state_dict())
+    assert resumed.update(400, losses) == toward.update(400, losses)
+    with pytest.raises(ValueError, match="explore must be 'uniform' or 'initial'"):
+        EXP3(NAMES, explore="prior")
+
+
 def test_excess_loss_favours_groups_above_the_reference() -> None:
     policy = ExcessLoss(NAMES, {"de": 2.0, "en": 2.0, "sw": 2.0})
     for step in range(10):
