@@ -11,26 +11,26 @@ from lakemix.errors import LakemixError
 from lakemix.ingest.formats import FORMATS
 from lakemix.writer import wait_option, writer
 
-# The commands of other packages, by name: each imported when it is run (or listed by
-# ``--help``), so that ``lakemix search`` does not import what ``lakemix release`` needs
-# (pyarrow alone is 0.1 s of a process that otherwise answers in 0.1 s).
+# The commands of other packages, by name (package, module, attribute): each imported when it
+# is run (or listed by ``--help``), so that ``lakemix search`` does not import what ``lakemix
+# release`` needs (pyarrow alone is 0.1 s of a process that otherwise answers in 0.1 s).
 _ELSEWHERE = {
-    "calibrate": "lakemix.quality.commands:calibrate_command",
-    "compare": "lakemix.tracking.commands:compare_command",
-    "diff": "lakemix.versions.commands:diff_command",
-    "export": "lakemix.export.commands:export_command",
-    "gc": "lakemix.versions.commands:gc_command",
-    "rebuild": "lakemix.versions.commands:rebuild_command",
-    "release": "lakemix.versions.commands:release_command",
-    "report": "lakemix.quality.commands:report_command",
-    "review": "lakemix.quality.commands:review_group",
-    "runs": "lakemix.tracking.commands:runs_command",
-    "search": "lakemix.search.commands:search_command",
-    "show": "lakemix.loader.show:show_command",  # lakemix show TAG (its tracked runs), --run RUN
-    "spark": "lakemix.spark.commands:spark_group",
-    "sql": "lakemix.versions.commands:sql_command",
-    "verify": "lakemix.versions.commands:verify_command",
-    "versions": "lakemix.versions.commands:versions_command",
+    "calibrate": ("lakemix.quality", "commands", "calibrate_command"),
+    "compare": ("lakemix.tracking", "commands", "compare_command"),
+    "diff": ("lakemix.versions", "commands", "diff_command"),
+    "export": ("lakemix.export", "commands", "export_command"),
+    "gc": ("lakemix.versions", "commands", "gc_command"),
+    "rebuild": ("lakemix.versions", "commands", "rebuild_command"),
+    "release": ("lakemix.versions", "commands", "release_command"),
+    "report": ("lakemix.quality", "commands", "report_command"),
+    "review": ("lakemix.quality", "commands", "review_group"),
+    "runs": ("lakemix.tracking", "commands", "runs_command"),
+    "search": ("lakemix.search", "commands", "search_command"),
+    "show": ("lakemix.loader", "show", "show_command"),  # show TAG (its tracked runs), --run RUN
+    "spark": ("lakemix.spark", "commands", "spark_group"),
+    "sql": ("lakemix.versions", "commands", "sql_command"),
+    "verify": ("lakemix.versions", "commands", "verify_command"),
+    "versions": ("lakemix.versions", "commands", "versions_command"),
 }
 
 
@@ -46,10 +46,10 @@ class _Commands(click.Group):
         if cmd_name in _ELSEWHERE and cmd_name not in self.commands:
             import importlib
 
-            module, name = _ELSEWHERE[cmd_name].split(":")
-            command = getattr(importlib.import_module(module), name)
+            package, module, name = _ELSEWHERE[cmd_name]
+            command = getattr(importlib.import_module(f".{module}", package), name)
             if command.name != cmd_name:
-                raise RuntimeError(f"{_ELSEWHERE[cmd_name]} is command {command.name!r}")
+                raise RuntimeError(f"{package}.{module}.{name} is command {command.name!r}")
             self.add_command(command)
         return super().get_command(ctx, cmd_name)
 
