@@ -19,7 +19,7 @@ the index ``dbt build`` keeps) beside a DuckDB process that opens a database hol
 documents (``int_documents_language_scored``) with an fts index and runs the BM25 query (what
 ``lakemix search`` did before its Tantivy index). The DuckDB database is built once, beside the
 lakehouse (``search_fts.duckdb``), and kept. Wall seconds and the peak RSS of each process
-(``wait4``) are printed per query, with the ratios.
+(GNU time: ``measured``) are printed per query, with the ratios.
 """
 
 from __future__ import annotations
@@ -178,7 +178,7 @@ def run_tantivy(parquet: Path, work: Path, base: int) -> dict[str, float]:
 
 def fts_database(home: Path) -> Path:
     """``home/search_fts.duckdb``: every document's id and text with DuckDB's fts index (built
-    once: at 1M documents it takes some 15 minutes and 12 GB)."""
+    once: 333 s and about 11 GB of memory for 1.1M documents, docs/benchmarks.md)."""
     from lakemix import duck, tables
     from lakemix.settings import Settings
 
