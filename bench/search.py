@@ -178,7 +178,7 @@ def run_tantivy(parquet: Path, work: Path, base: int) -> dict[str, float]:
 
 def fts_database(home: Path) -> Path:
     """``home/search_fts.duckdb``: every document's id and text with DuckDB's fts index (built
-    once: 333 s and about 11 GB of memory for 1.1M documents, docs/benchmarks.md)."""
+    once: 333 s for 1.1M documents; `free` showed 13 GB in use during it, other work included)."""
     from lakemix import duck, tables
     from lakemix.settings import Settings
 
