@@ -269,6 +269,11 @@ def test_languages_without_spaces_are_segmented(language: str) -> None:
     assert segmented.field("word_count")[0].as_py() > alone.field("word_count")[0].as_py()
 
 
+def test_korean_words_apart_stay_apart() -> None:
+    """Kiwi's multi-word dictionary would make one token of a name written as two words."""
+    assert split_words("힐러리 스웽크 주연", "ko")[:2] == ["힐러리", "스웽크"]
+
+
 def test_release_drops_the_segmenters_and_a_later_call_gives_the_same_signals() -> None:
     """What the post-hook of the cleaning model drops (lakemix.udf.release("quality")) is loaded
     again on the next call, with the same results."""
