@@ -3,7 +3,8 @@
 Usage: .venv/bin/python bench/dynamic_mix.py [--docs 50000] [--home bench/out/dynamic-mix]
        [--seeds 0 1 2] [--steps 120]
        [--seq-len 64] [--batch-size 8] [--update-every 10] [--evaluate-only]
-       [--train static schedule odm odm_byte odm_initial reference excess alpha_0.6 uniform]
+       [--train static schedule odm odm_byte odm_initial odm_half reference excess alpha_0.6
+       uniform]
 
 ``--evaluate-only``: score the finished runs of ``--seeds`` without training (seeds trained by
 invocations side by side, ``--seeds 0``, ``--seeds 1``, ..., then scored together). ``--train
@@ -35,6 +36,9 @@ model's init and the loader's order); the runs of a seed side by side, one threa
   the languages, started from the release's token shares (the temperature weights);
 * ODM per byte: the same, rewarded by each language's loss per byte of text
   (``--group-loss byte``) rather than per token;
+* ODM exploring toward the mix: ``--explore initial`` (its exploration share goes to the
+  temperature weights, not uniform ones); ODM on half the mix: the same with ``--min-explore
+  0.5`` (half of every batch follows the temperature weights, the bandit steers the rest);
 * reference: ``--mix bench_dyn_static --groups language``: the static weights drawn group by
   group (the dynamic loader with weights that never change), which logs each language's loss;
 * excess: ``--mix bench_dyn_static --policy excess --reference <that seed's reference run>``:
@@ -104,7 +108,8 @@ MIN_VALIDATION_DOCS = 10
 LOW, HIGH = 5, 3  # languages counted as low- and high-resource
 # Run kinds; the first is the baseline the others are compared with.
 KINDS = (
-    "static", "schedule", "odm", "odm_byte", "odm_initial", "reference", "excess", *STATIC_ALPHAS
+    "static", "schedule", "odm", "odm_byte", "odm_initial", "odm_half", "reference", "excess",
+    *STATIC_ALPHAS,
 )  # fmt: skip
 
 
@@ -255,10 +260,11 @@ def train(
                "--checkpoint-every", str(args.steps), "--seq-len", str(args.seq_len),
                "--batch-size", str(args.batch_size), "--num-workers", "0",
                "--seed", str(seed)]  # fmt: skip
-        if kind in ("odm", "odm_byte", "odm_initial"):
+        if kind in ("odm", "odm_byte", "odm_initial", "odm_half"):
             cmd += ["--policy", "exp3", "--update-every", str(args.update_every)]
             cmd += ["--group-loss", "byte"] if kind == "odm_byte" else []
-            cmd += ["--explore", "initial"] if kind == "odm_initial" else []
+            cmd += ["--explore", "initial"] if kind in ("odm_initial", "odm_half") else []
+            cmd += ["--min-explore", "0.5"] if kind == "odm_half" else []
         elif kind == "reference":  # the static weights, grouped: it logs each group's loss
             cmd += ["--groups", "language", "--update-every", str(args.update_every)]
         elif kind == "excess":

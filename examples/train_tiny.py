@@ -23,9 +23,10 @@ with ``groups:`` and a ``schedule:`` follows its schedule without a policy. The 
 the weights over the run, each group's loss in the last window of steps that held its tokens,
 and every window's losses with its step (``group_loss_trajectory``: what ``--reference`` reads).
 ``--explore initial`` gives EXP3's exploration share to the mix's own weights rather than
-uniform ones. ``--group-loss byte`` reports each group's loss per byte of text instead of per
-token. The learning rate warms up over the first 5% of ``--steps`` and decays (cosine) to a
-tenth of its peak.
+uniform ones; ``--min-explore 0.5`` keeps that share at half the mix or more.
+``--group-loss byte`` reports each group's loss per byte of text instead of per token. The
+learning rate warms up over the first 5% of ``--steps`` and decays (cosine) to a tenth of its
+peak.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import math
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import torch
 import torch.distributed as dist
@@ -96,12 +97,17 @@ class TinyLM(nn.Module):
 
 
 def make_policy(
-    name: str, loader: MixLoader, reference: Path | None, unit: str, explore: str = "uniform"
+    name: str,
+    loader: MixLoader,
+    reference: Path | None,
+    unit: str,
+    explore: Literal["uniform", "initial"] = "uniform",
+    min_explore: float = 0.0,
 ) -> MixPolicy | None:
     if name == "none":
         return None
     if name == "exp3":
-        return EXP3(loader.group_names, loader.weights(), explore=explore)
+        return EXP3(loader.group_names, loader.weights(), explore=explore, min_explore=min_explore)
     if reference is None:
         raise SystemExit("--policy excess needs --reference RUN_DIR (a grouped run's record)")
     record = read_run_record(reference)
@@ -160,6 +166,12 @@ def main() -> None:
         default="uniform",
         help="--policy exp3: its exploration share goes to uniform weights (ODM's) or the mix's",
     )
+    parser.add_argument(
+        "--min-explore",
+        type=float,
+        default=0.0,
+        help="--policy exp3: the least exploration share (ODM's decays to 0)",
+    )
     args = parser.parse_args()
 
     torch.manual_seed(args.seed)
@@ -177,7 +189,9 @@ def main() -> None:
         extra_fields=("segment_ids", "position_ids", *(("group_ids",) if grouped else ())),
         groups=args.groups or ("language" if grouped else None),
     )
-    policy = make_policy(args.policy, loader, args.reference, args.group_loss, args.explore)
+    policy = make_policy(
+        args.policy, loader, args.reference, args.group_loss, args.explore, args.min_explore
+    )
     vocabulary = torch.from_numpy(loader.store.vocabulary().astype("int64"))
     tiny = TinyLM(vocabulary, dim=32, layers=2, heads=2, seq_len=args.seq_len)
     # Every rank starts from rank 0's weights; DDP averages the gradients.

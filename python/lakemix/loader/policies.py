@@ -22,7 +22,7 @@ import itertools
 import math
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
@@ -67,11 +67,17 @@ class EXP3:
     Armenian, whose tokens are the cheapest to predict, at the uniform floor and its loss rose
     from 5.1 to 7.5).
 
+    ``min_explore`` keeps the exploration share from decaying below it: with ``explore="initial"``
+    and ``min_explore=0.5``, half of every batch follows the mix's own weights and the bandit
+    steers the other half, so a group the bandit stops drawing still gets half its share.
+
     Args:
         groups: The group names (``MixLoader.group_names``).
         initial: Weights to start from (uniform when None).
         smoothing: The moving average's factor (ODM: 0.9).
         explore: Where the exploration share goes: ``uniform`` (ODM) or ``initial``.
+        min_explore: The least exploration share, in [0, 1] (ODM: 0, the share decays to 0;
+            1: the weights never leave the exploration target).
     """
 
     def __init__(
@@ -80,14 +86,18 @@ class EXP3:
         initial: Mapping[str, float] | None = None,
         *,
         smoothing: float = 0.9,
-        explore: str = "uniform",
+        explore: Literal["uniform", "initial"] = "uniform",
+        min_explore: float = 0.0,
     ) -> None:
         if not 0.0 <= smoothing < 1.0:
             raise ValueError(f"smoothing must be in [0, 1), got {smoothing}")
         if explore not in ("uniform", "initial"):
             raise ValueError(f"explore must be 'uniform' or 'initial', got {explore!r}")
+        if not 0.0 <= min_explore <= 1.0:
+            raise ValueError(f"min_explore must be in [0, 1], got {min_explore}")
         self.groups = tuple(groups)
         self.smoothing = smoothing
+        self.min_explore = min_explore
         k = len(self.groups)
         self.rewards = np.zeros(k)
         start = np.array([(initial or {}).get(g, 1.0 / k) for g in self.groups])
@@ -108,7 +118,8 @@ class EXP3:
         eps = self._eps(step + 1)
         scores = self.eps_previous * self.rewards
         soft = np.exp(scores - scores.max())
-        self.weights = (1 - k * eps) * soft / soft.sum() + k * eps * self.floor
+        explored = max(k * eps, self.min_explore)
+        self.weights = (1 - explored) * soft / soft.sum() + explored * self.floor
         self.eps_previous = eps
         return _normalized(self.weights, self.groups)
 

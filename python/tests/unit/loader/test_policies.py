@@ -70,6 +70,25 @@ def test_exp3_exploring_toward_the_initial_weights_keeps_each_groups_share_of_th
         EXP3(NAMES, explore="prior")
 
 
+def test_exp3_min_explore_keeps_that_share_of_the_mix_on_the_initial_weights() -> None:
+    """With min_explore=0.5 and explore="initial", every group keeps at least half its initial
+    weight however low its loss, where plain ODM lets the exploration share decay."""
+    initial = {"de": 0.2, "en": 0.7, "sw": 0.1}
+    losses = {"de": 5.0, "en": 1.0, "sw": 5.0}
+    half = EXP3(NAMES, initial, explore="initial", min_explore=0.5)
+    plain = EXP3(NAMES, initial, explore="initial")
+    for step in range(0, 400, 10):
+        weights, decayed = half.update(step, losses), plain.update(step, losses)
+    assert all(weights[g] >= 0.5 * initial[g] - 1e-12 for g in NAMES)
+    assert decayed["en"] < 0.5 * initial["en"]
+    assert weights["de"] > initial["de"]  # the bandit's half still goes to the high losses
+    assert EXP3(NAMES, initial, min_explore=1.0).update(0, losses) == pytest.approx(
+        {g: 1 / 3 for g in NAMES}
+    )
+    with pytest.raises(ValueError, match=r"min_explore must be in \[0, 1\]"):
+        EXP3(NAMES, min_explore=1.5)
+
+
 def test_excess_loss_favours_groups_above_the_reference() -> None:
     policy = ExcessLoss(NAMES, {"de": 2.0, "en": 2.0, "sw": 2.0})
     for step in range(10):
