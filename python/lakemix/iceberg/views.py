@@ -101,14 +101,7 @@ def in_files(scan: str, files: Sequence[str]) -> str:
 def view_scan(catalog: SqlCatalog, view: str) -> str:
     """The ``iceberg_scan(...)`` the view ``schema.table`` of an Iceberg table reads (as
     ``refresh_views`` made it: the pinned snapshot, or the current one)."""
-    schema, name = view.split(".")
-    table = catalog.load_table(f"{schema}.{name}")
-    pin = pinned_snapshots().get(f"{schema}.{name}")
-    return (
-        scan_sql(table, pin)
-        if pin is not None
-        else f"iceberg_scan({quote_literal(table.metadata_location)})"
-    )
+    return scan_sql(catalog.load_table(view), pinned_snapshots().get(view))
 
 
 @contextlib.contextmanager
