@@ -32,8 +32,17 @@ minhashed_since as (
     where band_keys is not null
 ),
 
-{#- For the fallback only (missing_documents): a second import, so that the band keys of
-    every document are streamed once into band_index, not materialized for two readers. -#}
+{#- The content hash of each key in a pair (candidate_hashes): an import of its own, so that
+    the band keys of every document are streamed once into band_index, not materialized for
+    two readers. -#}
+keyed_contents as (
+    select
+        content_hash,
+        {{ lakemix.content_key('content_hash') }} as content_key
+    from {{ ref('int_documents_minhashed') }}
+),
+
+{#- For the fallback only (missing_documents): another import, for the same reason. -#}
 hashed_documents as (
     select
         document_id,
@@ -61,18 +70,22 @@ new_contents as (
     group by content_hash
 ),
 
+{#- The band keys are matched by each text's content_key (lakemix.content_key: 60 bits of its
+    MD5 as a bigint), not its 32-character hash: at 3M documents the join holds some 40M keys,
+    and DuckDB ran out of its memory limit with the strings in it. The hashes come back in
+    candidate_pairs, for the pairs found alone. -#}
 new_band_keys as (
     select
-        content_hash,
+        {{ lakemix.content_key('content_hash') }} as content_key,
         {{ lakemix.explode('band_keys') }} as band_key
     from new_contents
 ),
 
 {#- Every document's keys: a text with several documents is found once per document, and
-    candidate_pairs keeps one. -#}
+    candidate_keys keeps one. -#}
 band_index as (
     select
-        content_hash,
+        {{ lakemix.content_key('content_hash') }} as content_key,
         {{ lakemix.explode('band_keys') }} as band_key
     from minhashed
 ),
@@ -94,7 +107,7 @@ hot_band_keys as (
 
 new_band_keys_salted as (
     select
-        new_band_keys.content_hash,
+        new_band_keys.content_key,
         new_band_keys.band_key,
         {{ lakemix.explode(
             'case when hot_band_keys.band_key is null then array(0) else sequence(0, '
@@ -107,53 +120,94 @@ new_band_keys_salted as (
 
 band_index_salted as (
     select
-        band_index.content_hash,
+        band_index.content_key,
         band_index.band_key,
         case
             when hot_band_keys.band_key is null then 0
-            else pmod(hash(band_index.content_hash), {{ band_salts }})
+            else pmod(band_index.content_key, {{ band_salts }})
         end as band_salt
     from band_index
     left join hot_band_keys
         on band_index.band_key = hot_band_keys.band_key
 ),
 
-{#- A pair of two new hashes is found from both sides: distinct keeps one. -#}
-candidate_pairs as (
+{#- A pair of two new texts is found from both sides: distinct keeps one. -#}
+candidate_keys as (
     select distinct
-        least(new_band_keys.content_hash, band_index.content_hash) as content_hash_a,
-        greatest(new_band_keys.content_hash, band_index.content_hash) as content_hash_b
+        least(new_band_keys.content_key, band_index.content_key) as content_key_a,
+        greatest(new_band_keys.content_key, band_index.content_key) as content_key_b
     from new_band_keys_salted as new_band_keys
     inner join band_index_salted as band_index
         on
             new_band_keys.band_key = band_index.band_key
             and new_band_keys.band_salt = band_index.band_salt
-            and new_band_keys.content_hash != band_index.content_hash
+            and new_band_keys.content_key != band_index.content_key
 ),
 
 {%- else %}
 
-{#- A pair of two new hashes is found from both sides: distinct keeps one. -#}
-candidate_pairs as (
+{#- Most band keys belong to one text alone: the join takes the keys two texts share, found by
+    an aggregate (which spills), not every key (DuckDB ran out of its memory limit joining the
+    40M keys of 3M documents, their hash tables held to the end of the query). -#}
+shared_band_keys as (
+    select band_key
+    from band_index
+    group by band_key
+    having min(content_key) < max(content_key)
+),
+
+new_shared_keys as (
+    select * from new_band_keys
+    where band_key in (select band_key from shared_band_keys)
+),
+
+shared_index as (
+    select * from band_index
+    where band_key in (select band_key from shared_band_keys)
+),
+
+{#- A pair of two new texts is found from both sides: distinct keeps one. -#}
+candidate_keys as (
     select distinct
-        least(new_band_keys.content_hash, band_index.content_hash) as content_hash_a,
-        greatest(new_band_keys.content_hash, band_index.content_hash) as content_hash_b
-    from new_band_keys
-    inner join band_index
+        least(new_shared_keys.content_key, shared_index.content_key) as content_key_a,
+        greatest(new_shared_keys.content_key, shared_index.content_key) as content_key_b
+    from new_shared_keys
+    inner join shared_index
         on
-            new_band_keys.band_key = band_index.band_key
-            and new_band_keys.content_hash != band_index.content_hash
+            new_shared_keys.band_key = shared_index.band_key
+            and new_shared_keys.content_key != shared_index.content_key
 ),
 
 {%- endif %}
 
-{%- if var('lakemix_dedup_verify') %}
-
-candidate_hashes as (
-    select content_hash_a as content_hash from candidate_pairs
+paired_keys as (
+    select content_key_a as content_key from candidate_keys
     union
-    select content_hash_b as content_hash from candidate_pairs
+    select content_key_b as content_key from candidate_keys
 ),
+
+{#- The content hash of each key in a pair (two texts sharing a key would both be here). -#}
+candidate_hashes as (
+    select distinct
+        keyed_contents.content_key,
+        keyed_contents.content_hash
+    from keyed_contents
+    inner join paired_keys
+        on keyed_contents.content_key = paired_keys.content_key
+),
+
+candidate_pairs as (
+    select distinct
+        least(hash_a.content_hash, hash_b.content_hash) as content_hash_a,
+        greatest(hash_a.content_hash, hash_b.content_hash) as content_hash_b
+    from candidate_keys
+    inner join candidate_hashes as hash_a
+        on candidate_keys.content_key_a = hash_a.content_key
+    inner join candidate_hashes as hash_b
+        on candidate_keys.content_key_b = hash_b.content_key
+),
+
+{%- if var('lakemix_dedup_verify') %}
 
 {#- The text of each hash of a pair, read by hash from the text store that
     int_documents_minhashed writes (stored_text): the texts of the new pairs only, not every
