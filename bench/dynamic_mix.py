@@ -106,6 +106,13 @@ EVAL_WINDOWS = 4
 # document and no Icelandic one).
 MIN_VALIDATION_DOCS = 10
 LOW, HIGH = 5, 3  # languages counted as low- and high-resource
+# The ODM runs: train_tiny.py's EXP3 flags of each.
+ODM_FLAGS: dict[str, list[str]] = {
+    "odm": [],
+    "odm_byte": ["--group-loss", "byte"],
+    "odm_initial": ["--explore", "initial"],
+    "odm_half": ["--explore", "initial", "--min-explore", "0.5"],
+}
 # Run kinds; the first is the baseline the others are compared with.
 KINDS = (
     "static", "schedule", "odm", "odm_byte", "odm_initial", "odm_half", "reference", "excess",
@@ -260,11 +267,9 @@ def train(
                "--checkpoint-every", str(args.steps), "--seq-len", str(args.seq_len),
                "--batch-size", str(args.batch_size), "--num-workers", "0",
                "--seed", str(seed)]  # fmt: skip
-        if kind in ("odm", "odm_byte", "odm_initial", "odm_half"):
+        if kind in ODM_FLAGS:
             cmd += ["--policy", "exp3", "--update-every", str(args.update_every)]
-            cmd += ["--group-loss", "byte"] if kind == "odm_byte" else []
-            cmd += ["--explore", "initial"] if kind in ("odm_initial", "odm_half") else []
-            cmd += ["--min-explore", "0.5"] if kind == "odm_half" else []
+            cmd += ODM_FLAGS[kind]
         elif kind == "reference":  # the static weights, grouped: it logs each group's loss
             cmd += ["--groups", "language", "--update-every", str(args.update_every)]
         elif kind == "excess":
