@@ -4,14 +4,5 @@
     their hashes as strings at 3M documents). Two different texts share a key with
     probability about n**2 / 2**61 (4e-5 for 10M distinct texts). -#}
 {% macro content_key(content_hash) -%}
-    {{ return(adapter.dispatch('content_key', 'lakemix')(content_hash)) }}
-{%- endmacro %}
-
-{% macro default__content_key(content_hash) -%}
-    cast(('0x' || left({{ content_hash }}, 15)) as bigint)
-{%- endmacro %}
-
-{#- Spark casts no hexadecimal string: conv() reads it. -#}
-{% macro spark__content_key(content_hash) -%}
-    cast(conv(left({{ content_hash }}, 15), 16, 10) as bigint)
+    {{ lakemix.hex_bigint(content_hash, 15) }}
 {%- endmacro %}
