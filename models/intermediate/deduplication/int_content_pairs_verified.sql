@@ -146,9 +146,24 @@ candidate_keys as (
 
 {%- else %}
 
-{#- Most band keys belong to one text alone: the join takes the keys two texts share, found by
-    an aggregate (which spills), not every key (DuckDB ran out of its memory limit joining the
-    40M keys of 3M documents, their hash tables held to the end of the query). -#}
+{%- if is_incremental() %}
+
+{#- The new texts' keys are few (a build's new documents): the index rows that share one are
+    found by a semi-join on them, one pass over the index, not grouped. -#}
+new_shared_keys as (
+    select * from new_band_keys
+),
+
+shared_index as (
+    select * from band_index
+    where band_key in (select band_key from new_band_keys)
+),
+
+{%- else %}
+
+{#- Every text is new: the join takes the keys two texts share, found by an aggregate (which
+    spills), not every key (DuckDB ran out of its memory limit joining the 40M keys of 3M
+    documents, their hash tables held to the end of the query). Most keys belong to one text. -#}
 shared_band_keys as (
     select band_key
     from band_index
@@ -165,6 +180,8 @@ shared_index as (
     select * from band_index
     where band_key in (select band_key from shared_band_keys)
 ),
+
+{%- endif %}
 
 {#- A pair of two new texts is found from both sides: distinct keeps one. -#}
 candidate_keys as (
