@@ -52,7 +52,7 @@ measurements as (
     {%- set measured = [] %}
     {%- for signal in signals %}
         {%- do measured.append(lakemix.struct_pack({
-            'signal': "'" ~ signal ~ "'",
+            'signal_position': 'cast(' ~ loop.index0 ~ ' as tinyint)',
             'signal_value': 'cast(' ~ signal ~ ' as double)',
         })) %}
     {%- endfor %}
@@ -62,9 +62,11 @@ measurements as (
     from documents
 ),
 
+{#- Each signal by its position, not its name: these rows are ten per document, read twice
+    (percentiles, binned), so DuckDB keeps them; a name would be a string in every row. -#}
 signal_values as (
     select
-        measured.signal,
+        measured.signal_position,
         is_kept,
         measured.signal_value
     from measurements
@@ -82,11 +84,11 @@ signal_names as (
 
 percentiles as (
     select
-        signal,
+        signal_position,
         percentile_cont(0.01) within group (order by signal_value) as low_percentile,
         percentile_cont(0.99) within group (order by signal_value) as high_percentile
     from signal_values
-    group by signal
+    group by signal_position
 ),
 
 spans as (
@@ -96,7 +98,7 @@ spans as (
         coalesce(percentiles.low_percentile, 0.0) as low_percentile,
         coalesce(percentiles.high_percentile, 1.0) as high_percentile
     from signal_names
-    left join percentiles on signal_names.signal = percentiles.signal
+    left join percentiles on signal_names.signal_position = percentiles.signal_position
 ),
 
 near_thresholds as (
@@ -143,7 +145,7 @@ bounds as (
 
 binned as (
     select
-        signal_values.signal,
+        signal_values.signal_position,
         signal_values.is_kept,
         cast(least(
             {{ bin_count - 1 }},
@@ -156,17 +158,17 @@ binned as (
             )
         ) as integer) as bin
     from signal_values
-    inner join bounds on signal_values.signal = bounds.signal
+    inner join bounds on signal_values.signal_position = bounds.signal_position
 ),
 
 counts as (
     select
-        signal,
+        signal_position,
         bin,
         sum(case when is_kept then 1 else 0 end) as kept_document_count,
         sum(case when is_kept then 0 else 1 end) as rejected_document_count
     from binned
-    group by signal, bin
+    group by signal_position, bin
 ),
 
 bins as (
@@ -190,7 +192,8 @@ histograms as (
         cast(coalesce(counts.rejected_document_count, 0) as bigint) as rejected_document_count
     from bounds
     cross join bins
-    left join counts on bounds.signal = counts.signal and bins.bin = counts.bin
+    left join counts
+        on bounds.signal_position = counts.signal_position and bins.bin = counts.bin
 )
 
 select * from histograms
