@@ -2,6 +2,7 @@
 
 Usage: .venv/bin/python bench/pipeline.py [--docs 100000] [--seed 0] [--cpus 0,1]
        [--work bench/out/pipeline-work] [--datatrove-python PYTHON] [--skip-datatrove]
+       [--memory-limit 2GB]
 
 Corpus: ``bench/corpus.py``'s deterministic corpus of ``docs + docs // 10`` documents (cached in
 ``bench/out/corpus-<n>``): the first ``docs`` are the full build, the last tenth arrives after it.
@@ -28,6 +29,8 @@ Printed: each step full and +10%, the nodes that cost most in each build, the in
 pipeline against datatrove's chain in docs/s (wall, and per CPU second: both use one core, but
 the machine may be shared). Figures also go to ``bench/out/pipeline-results-<docs>.json``.
 ``--skip-datatrove``: lakemix's side alone (at 1M documents, its memory and scale).
+``--memory-limit``: DuckDB's limit for lakemix (``LAKEMIX_MEMORY_LIMIT``; the profile's 2GB by
+default): whether the peak follows the setting rather than the corpus.
 """
 
 from __future__ import annotations
@@ -145,10 +148,14 @@ def pipeline_round(lake: Lakehouse, data: Path, tag: str, *, first: bool) -> dic
     return steps
 
 
-def run_lakemix(base: Path, new: Path, work: Path, cpu: str) -> dict[str, dict[str, Step]]:
+def run_lakemix(
+    base: Path, new: Path, work: Path, cpu: str, memory_limit: str | None = None
+) -> dict[str, dict[str, Step]]:
     """The full round on ``base``, then the +10% round on ``new``, in one lakehouse."""
+    limit = {"LAKEMIX_MEMORY_LIMIT": memory_limit} if memory_limit else {}
     warm = Lakehouse(work / "warmup", cpus=cpu)
     warm.dbt_vars = None
+    warm.env |= limit
     head = warm.work / "head.jsonl"
     with head.open("wb") as f:
         for i, line in enumerate(base.open("rb")):
@@ -158,6 +165,7 @@ def run_lakemix(base: Path, new: Path, work: Path, cpu: str) -> dict[str, dict[s
     pipeline_round(warm, head, "warmup", first=True)
     lake = Lakehouse(work / "lakemix", cpus=cpu)
     lake.dbt_vars = None
+    lake.env |= limit
     full = pipeline_round(lake, base, "full", first=True)
     print(f"  lakemix full: {sum(s.seconds for s in full.values()):,.0f} s", flush=True)
     more = pipeline_round(lake, new, "plus10", first=False)
@@ -304,6 +312,7 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="lakemix's side only (its scale and memory: datatrove takes hours at 1M)",
     )
+    parser.add_argument("--memory-limit", help="DuckDB's limit for lakemix (default: 2GB)")
     args = parser.parse_args(argv)
     cpu_lakemix, _, cpu_datatrove = args.cpus.partition(",")
     if not cpu_datatrove:
@@ -324,7 +333,8 @@ def main(argv: list[str] | None = None) -> None:
     # datatrove on its core while lakemix runs on the other: one run, the same machine state.
     thread = threading.Thread(target=datatrove_side)
     thread.start()
-    lakemix = run_lakemix(base, new, args.work, cpu_lakemix)
+    print(f"lakemix: DuckDB memory limit {args.memory_limit or '2GB (the profile)'}", flush=True)
+    lakemix = run_lakemix(base, new, args.work, cpu_lakemix, args.memory_limit)
     save(args.docs, lakemix, dt)
     if thread.is_alive():  # lakemix's side first, while datatrove runs on
         report(args.docs, lakemix, None)
