@@ -2,7 +2,7 @@
 
 Usage: .venv/bin/python bench/dynamic_mix.py [--docs 50000] [--home bench/out/dynamic-mix]
        [--seeds 0 1 2] [--steps 120]
-       [--seq-len 64] [--batch-size 8] [--update-every 10] [--evaluate-only]
+       [--seq-len 64] [--batch-size 8] [--dim 32] [--update-every 10] [--evaluate-only] [--curve]
        [--train static schedule odm odm_byte odm_initial odm_half reference excess alpha_0.6
        uniform]
 
@@ -10,6 +10,12 @@ Usage: .venv/bin/python bench/dynamic_mix.py [--docs 50000] [--home bench/out/dy
 invocations side by side, ``--seeds 0``, ``--seeds 1``, ..., then scored together). ``--train
 odm``: train only those kinds and score the others from their finished runs of as many steps
 (after a change to one policy).
+
+``--curve``: train a run like the reference kind alone (``runs/curve-<seed>``; with
+``--evaluate-only``: read the finished ones) and print each language's training loss in six
+parts of the run, mean over the seeds: whether a language's loss still falls at the end of the
+run or has flattened. A policy can only gain more than it costs where some language's loss has
+flattened (fewer tokens cost it little).
 
 Corpus: ``bench/corpus.py`` (``cached_corpus(--docs)``, real Leipzig sentences and web paragraphs),
 of which ten languages of very different sizes (``LANGUAGES``: English has some 30 times the
@@ -73,7 +79,9 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import itertools
 import json
+import math
 import os
 import shutil
 import statistics
@@ -106,6 +114,8 @@ EVAL_WINDOWS = 4
 # document and no Icelandic one).
 MIN_VALIDATION_DOCS = 10
 LOW, HIGH = 5, 3  # languages counted as low- and high-resource
+DEFAULT_DIM = 32  # train_tiny's --dim
+CURVE_PARTS = 6  # --curve: the run's steps in this many equal parts
 # The ODM runs: train_tiny.py's EXP3 flags of each.
 ODM_FLAGS: dict[str, list[str]] = {
     "odm": [],
@@ -259,21 +269,21 @@ def train(
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     runs: dict[str, tuple[Path, subprocess.Popen[bytes], Any]] = {}
     for kind, (mix, tag) in kinds.items():
-        out = bench.home / "runs" / f"{kind}-{seed}"
+        out = run_dir(bench, args, kind, seed)
         shutil.rmtree(out, ignore_errors=True)
         out.mkdir(parents=True)
         cmd = [sys.executable, str(ROOT / "examples" / "train_tiny.py"), "--mix", mix,
                "--tag", tag, "--out", str(out), "--steps", str(args.steps),
                "--checkpoint-every", str(args.steps), "--seq-len", str(args.seq_len),
                "--batch-size", str(args.batch_size), "--num-workers", "0",
-               "--seed", str(seed)]  # fmt: skip
+               "--seed", str(seed), "--dim", str(args.dim)]  # fmt: skip
         if kind in ODM_FLAGS:
             cmd += ["--policy", "exp3", "--update-every", str(args.update_every)]
             cmd += ODM_FLAGS[kind]
-        elif kind == "reference":  # the static weights, grouped: it logs each group's loss
+        elif kind in ("reference", "curve"):  # the static weights, grouped: each group's loss
             cmd += ["--groups", "language", "--update-every", str(args.update_every)]
         elif kind == "excess":
-            reference = trained(bench, "reference", seed, args.steps)
+            reference = trained(bench, args, "reference", seed)
             cmd += ["--policy", "excess", "--reference", str(reference),
                     "--update-every", str(args.update_every)]  # fmt: skip
         log = (out / "train.log").open("wb")
@@ -291,10 +301,17 @@ def train(
     return {kind: out for kind, (out, _, _) in runs.items()}
 
 
-def trained(bench: Bench, kind: str, seed: int, steps: int) -> Path:
-    """The folder of a run of ``steps`` steps that ``train`` finished, for ``--evaluate-only``
+def run_dir(bench: Bench, args: argparse.Namespace, kind: str, seed: int) -> Path:
+    """A run's folder: ``runs/`` for the default model width, ``runs-dim<N>/`` for another."""
+    runs = bench.home / ("runs" if args.dim == DEFAULT_DIM else f"runs-dim{args.dim}")
+    return runs / f"{kind}-{seed}"
+
+
+def trained(bench: Bench, args: argparse.Namespace, kind: str, seed: int) -> Path:
+    """The folder of a run of ``--steps`` steps that ``train`` finished, for ``--evaluate-only``
     and the kinds ``--train`` leaves out."""
-    out = bench.home / "runs" / f"{kind}-{seed}"
+    steps = args.steps
+    out = run_dir(bench, args, kind, seed)
     record = out / "run.json"
     if not (out / "checkpoint.pt").is_file() or not record.is_file():
         raise SystemExit(f"no finished run {out}: train it first (without --evaluate-only)")
@@ -338,8 +355,12 @@ def evaluate(run: Path, mix: str, tag: str, seq_len: int) -> dict[str, float]:
         mix=STATIC, tag=STATIC, split="validation", seq_len=seq_len, batch_size=1
     ).store
     vocabulary = torch.from_numpy(train_store.vocabulary().astype("int64"))
-    model = tiny_model_class()(vocabulary, dim=32, layers=2, heads=2, seq_len=seq_len)
-    model.load_state_dict(torch.load(run / "checkpoint.pt", weights_only=False)["model"])
+    state = torch.load(run / "checkpoint.pt", weights_only=False)["model"]
+    dim = int(state["embed.weight"].shape[1])  # train_tiny's --dim, and its heads
+    model = tiny_model_class()(
+        vocabulary, dim=dim, layers=2, heads=max(1, dim // 16), seq_len=seq_len
+    )
+    model.load_state_dict(state)
     model.eval()
     known = torch.zeros(int(max(vocabulary.max(), int(store.vocabulary().max()))) + 1, dtype=bool)
     known[vocabulary] = True
@@ -378,6 +399,37 @@ def spread(values: Sequence[float]) -> str:
     return f"{statistics.mean(values):.3f} ({min(values):.3f}-{max(values):.3f})"
 
 
+def curve(bench: Bench, args: argparse.Namespace, by_size: Sequence[str]) -> None:
+    """``--curve``: each language's training loss over the run, the window losses of a run
+    like the reference kind (its static weights, each language's loss logged every
+    ``--update-every`` steps; in ``runs/curve-<seed>``) averaged over a part of the run and the
+    seeds: whether a language's loss still falls, or
+    has flattened (the regime where moving its tokens to another language costs it little)."""
+    parts: dict[str, list[list[float]]] = {g: [[] for _ in range(CURVE_PARTS)] for g in by_size}
+    for seed in args.seeds:
+        if args.evaluate_only:
+            run = trained(bench, args, "curve", seed)
+        else:
+            run = train(bench, {"curve": (STATIC, STATIC)}, seed, args)["curve"]
+        record = json.loads((run / "run.json").read_text())
+        for step, means in record["group_loss_trajectory"]:
+            part = min((int(step) - 1) * CURVE_PARTS // args.steps, CURVE_PARTS - 1)
+            for g, loss in means.items():
+                if g in parts and loss is not None and math.isfinite(loss):
+                    parts[g][part].append(float(loss))
+    bounds = [round(i * args.steps / CURVE_PARTS) for i in range(CURVE_PARTS + 1)]
+    heads = [f"{a + 1}-{b}" for a, b in itertools.pairwise(bounds)]
+    print(
+        f"\ntraining loss per language over the run (reference: the static weights), mean of "
+        f"its {args.update_every}-step windows in each part of the run, seeds {args.seeds}:"
+    )
+    print(f"{'language':<10} " + " ".join(f"{h:>11}" for h in heads) + f" {'last - 2nd':>11}")
+    for g in reversed(by_size):
+        means = [statistics.mean(v) if v else math.nan for v in parts[g]]
+        cells = " ".join(f"{m:>11.3f}" for m in means)
+        print(f"{g:<10} {cells} {means[-1] - means[1]:>+11.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=50_000)
@@ -391,6 +443,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=120)
     parser.add_argument("--seq-len", type=int, default=64)
     parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--dim", type=int, default=DEFAULT_DIM, help="train_tiny's model width")
     parser.add_argument("--update-every", type=int, default=10, help="ODM: steps between updates")
     parser.add_argument(
         "--evaluate-only",
@@ -403,6 +456,11 @@ def main() -> None:
         choices=list(KINDS),
         default=list(KINDS),
         help="run kinds to train; the others are scored from their finished runs",
+    )
+    parser.add_argument(
+        "--curve",
+        action="store_true",
+        help="train the reference kind only and print each language's training loss over the run",
     )
     args = parser.parse_args()
     run_tokens = args.steps * args.batch_size * args.seq_len
@@ -421,10 +479,14 @@ def main() -> None:
     print(
         f"corpus-{args.docs}, clean tokens (cl100k) of the ten languages: "
         + ", ".join(f"{g} {tokens[g]:,}" for g in reversed(by_size))
-        + f"\nruns: train_tiny.py, {args.steps} steps x {args.batch_size} x {args.seq_len} = "
-        f"{run_tokens:,} tokens each, seeds {args.seeds}; load average {load[0]:.1f} (2 cores)",
+        + f"\nruns: train_tiny.py (dim {args.dim}), {args.steps} steps x {args.batch_size} x "
+        f"{args.seq_len} = {run_tokens:,} tokens each, seeds {args.seeds}; "
+        f"load average {load[0]:.1f} (2 cores)",
         flush=True,
     )
+    if args.curve:
+        curve(bench, args, by_size)
+        return
     kinds = {kind: (SCHEDULE, schedule_tag) if kind == "schedule"
              else (static_mix(kind),) * 2 if kind in STATIC_ALPHAS else (STATIC, STATIC)
              for kind in KINDS}  # fmt: skip
@@ -437,7 +499,7 @@ def main() -> None:
         runs = train(bench, first, seed, args) if first else {}
         if "excess" in fresh:
             runs |= train(bench, {"excess": fresh["excess"]}, seed, args)
-        runs |= {k: trained(bench, k, seed, args.steps) for k in kinds if k not in runs}
+        runs |= {k: trained(bench, args, k, seed) for k in kinds if k not in runs}
         for kind, (mix, tag) in kinds.items():
             losses[kind].append(evaluate(runs[kind], mix, tag, args.seq_len))
         load = os.getloadavg()[0]

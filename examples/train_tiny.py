@@ -148,6 +148,7 @@ def main() -> None:
     parser.add_argument("--seq-len", type=int, default=64)
     parser.add_argument("--batch-size", type=int, default=4)
     parser.add_argument("--num-workers", type=int, default=1)
+    parser.add_argument("--dim", type=int, default=32, help="the model's width (heads: dim // 16)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--resume", action="store_true")
     parser.add_argument("--policy", choices=["none", "exp3", "excess"], default="none")
@@ -193,7 +194,8 @@ def main() -> None:
         args.policy, loader, args.reference, args.group_loss, args.explore, args.min_explore
     )
     vocabulary = torch.from_numpy(loader.store.vocabulary().astype("int64"))
-    tiny = TinyLM(vocabulary, dim=32, layers=2, heads=2, seq_len=args.seq_len)
+    heads = max(1, args.dim // 16)
+    tiny = TinyLM(vocabulary, dim=args.dim, layers=2, heads=heads, seq_len=args.seq_len)
     # Every rank starts from rank 0's weights; DDP averages the gradients.
     model = nn.parallel.DistributedDataParallel(tiny) if dist.is_initialized() else tiny
     peak_lr = 3e-3
@@ -214,7 +216,8 @@ def main() -> None:
     main_rank = loader.rank == 0
     if main_rank:
         args.out.mkdir(parents=True, exist_ok=True)
-    model_params = {"model.dim": 32, "model.layers": 2, "model.heads": 2, "optimizer.lr": peak_lr,
+    model_params = {"model.dim": args.dim, "model.layers": 2, "model.heads": heads,
+                    "optimizer.lr": peak_lr,
                     "optimizer.schedule": "warm-up 5%, cosine to 10%"}  # fmt: skip
     tracker = start_tracking(
         loader, args.out, run_name=args.out.name, params=model_params, resumed=resumed
