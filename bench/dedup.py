@@ -200,16 +200,21 @@ class Measured:
     peak_rss: int
 
     process_rss: int = 0  # the kernel's maximum for one process of the tree (wait4)
+    # the largest sampled sum over the tree of resident memory that is no file's pages
+    # (statm's resident less shared): what a process allocated, not files it maps
+    peak_anonymous: int = 0
 
     def __post_init__(self) -> None:
-        self.timeline: list[tuple[float, int]] = []
+        self.timeline: list[tuple[float, int, int]] = []  # (epoch s, tree RSS, anonymous)
 
 
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def tree_usage(root: int) -> dict[int, tuple[int, float]]:
-    """(resident bytes, CPU seconds so far) of ``root`` and each of its descendants, from /proc."""
+def tree_usage(root: int) -> dict[int, tuple[int, int, float]]:
+    """(resident bytes, of which anonymous, CPU seconds so far) of ``root`` and each of its
+    descendants, from /proc (anonymous: statm's resident less shared, the pages that belong to
+    no file)."""
     children: dict[int, list[int]] = defaultdict(list)
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
@@ -223,8 +228,9 @@ def tree_usage(root: int) -> dict[int, tuple[int, float]]:
         pid = stack.pop()
         with contextlib.suppress(OSError, IndexError, ValueError):
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            rss = int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE
-            usage[pid] = (rss, (int(fields[11]) + int(fields[12])) / TICK)  # utime, stime
+            pages = Path(f"/proc/{pid}/statm").read_text().split()
+            rss, shared = int(pages[1]) * PAGE, int(pages[2]) * PAGE
+            usage[pid] = (rss, rss - shared, (int(fields[11]) + int(fields[12])) / TICK)
         stack.extend(children.get(pid, ()))
     return usage
 
@@ -236,9 +242,9 @@ def run_measured(cmd: list[str], *, env: dict[str, str], cpus: str, log: Path) -
     sampled sum over the process tree. CPU seconds: the larger of ``wait4``'s and the sum of
     the last sample of every process of the tree (workers that the root never waits for).
     """
-    peak = 0
+    peak = peak_anonymous = 0
     cpu: dict[int, float] = {}
-    timeline: list[tuple[float, int]] = []  # (epoch seconds, tree RSS)
+    timeline: list[tuple[float, int, int]] = []  # (epoch seconds, tree RSS, anonymous)
     done = threading.Event()
     started = time.perf_counter()
     with log.open("ab") as out:
@@ -249,12 +255,14 @@ def run_measured(cmd: list[str], *, env: dict[str, str], cpus: str, log: Path) -
         )
 
         def sample() -> None:
-            nonlocal peak
+            nonlocal peak, peak_anonymous
             while not done.wait(SAMPLE_SECONDS):
                 usage = tree_usage(proc.pid)
-                timeline.append((time.time(), sum(rss for rss, _ in usage.values())))
-                peak = max(peak, timeline[-1][1])
-                cpu.update({pid: seconds for pid, (_, seconds) in usage.items()})
+                rss = sum(rss for rss, _, _ in usage.values())
+                anonymous = sum(anonymous for _, anonymous, _ in usage.values())
+                timeline.append((time.time(), rss, anonymous))
+                peak, peak_anonymous = max(peak, rss), max(peak_anonymous, anonymous)
+                cpu.update({pid: seconds for pid, (_, _, seconds) in usage.items()})
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
@@ -265,7 +273,11 @@ def run_measured(cmd: list[str], *, env: dict[str, str], cpus: str, log: Path) -
     proc.returncode = os.waitstatus_to_exitcode(status)
     cpu_seconds = max(usage.ru_utime + usage.ru_stime, sum(cpu.values()))
     measured = Measured(
-        seconds, cpu_seconds, max(peak, usage.ru_maxrss * 1024), usage.ru_maxrss * 1024
+        seconds,
+        cpu_seconds,
+        max(peak, usage.ru_maxrss * 1024),
+        usage.ru_maxrss * 1024,
+        peak_anonymous,
     )
     measured.timeline = timeline  # not a field: not written to the results file
     if proc.returncode != 0:
@@ -345,6 +357,9 @@ class Phase:
     models: dict[str, float]
     model_rss: dict[str, int] = field(default_factory=dict)  # largest RSS sampled in each
     process_rss: int = 0  # the kernel's maximum for one process (wait4)
+    # largest anonymous memory sampled in each (Measured.peak_anonymous), and in the whole run
+    model_anonymous: dict[str, int] = field(default_factory=dict)
+    peak_anonymous: int = 0
 
 
 class Lakehouse:
@@ -404,6 +419,7 @@ class Lakehouse:
         results = json.loads((self.work / "target" / "run_results.json").read_text())["results"]
         phase = Phase(measured.seconds, measured.cpu_seconds, measured.peak_rss, {})
         phase.process_rss = measured.process_rss
+        phase.peak_anonymous = measured.peak_anonymous
         for result in results:
             name = result["unique_id"].rsplit(".", 1)[1]
             phase.models[name] = result["execution_time"]
@@ -413,8 +429,9 @@ class Lakehouse:
                         datetime.fromisoformat(step[k]).timestamp()
                         for k in ("started_at", "completed_at")
                     )
-                    rss = [r for t, r in measured.timeline if begin <= t <= end]
-                    phase.model_rss[name] = max(rss, default=0)
+                    during = [(r, a) for t, r, a in measured.timeline if begin <= t <= end]
+                    phase.model_rss[name] = max((r for r, _ in during), default=0)
+                    phase.model_anonymous[name] = max((a for _, a in during), default=0)
         return phase
 
     def patch_profile(self) -> None:

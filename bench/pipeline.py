@@ -15,7 +15,9 @@ release demo_unimax``; then ``lakemix ingest`` of the new tenth, ``dbt build``, 
 ``release`` again (the daily case). A 300-document run of the same steps first warms numba's
 cache, dbt and the page cache. Each step's wall seconds, CPU seconds (user + system over the
 process tree) and peak RSS (bench/dedup.py's ``run_measured``: the larger of the kernel's
-maximum for one process and the sampled sum over the tree).
+maximum for one process and the sampled sum over the tree); for each build, also the largest
+sampled anonymous memory (RSS less the pages of mapped files, which the kernel takes back when
+memory is short: Tantivy's index files, the text store).
 
 datatrove 0.10.1 (bench/out/venv-datatrove, bench/_datatrove.py), at the same time, pinned to
 the second of ``--cpus``, on the same first ``docs`` documents: its four quality filters in
@@ -107,17 +109,23 @@ class Step:
     # dbt build: the largest RSS of the process tree sampled while each model executed
     node_rss: dict[str, int] = field(default_factory=dict)
     process_rss: int = 0  # the kernel's maximum for one process (wait4): no sampling gaps
+    # the largest sampled memory of the tree that maps no file (RSS less Tantivy's index files,
+    # the text store and libraries mapped in): the whole step's, and each model's
+    peak_anonymous: int = 0
+    node_anonymous: dict[str, int] = field(default_factory=dict)
 
 
 def step(measured: Measured | Phase, nodes: dict[str, float] | None = None) -> Step:
-    node_rss = measured.model_rss if isinstance(measured, Phase) else {}
+    phase = isinstance(measured, Phase)
     return Step(
         measured.seconds,
         measured.cpu_seconds,
         measured.peak_rss,
         nodes or {},
-        dict(node_rss),
+        dict(measured.model_rss) if phase else {},
         measured.process_rss,
+        measured.peak_anonymous,
+        dict(measured.model_anonymous) if phase else {},
     )
 
 
@@ -257,6 +265,13 @@ def report(docs: int, lakemix: dict[str, dict[str, Step]], dt: dict[str, Any] | 
             f"{label} dbt build, largest sampled RSS of the process tree while a model ran: "
             f"{shown}; the largest one process reached (wait4): "
             f"{gib(build['dbt build'].process_rss)}"
+        )
+        anonymous = build["dbt build"].node_anonymous
+        largest = sorted(anonymous.items(), key=lambda kv: -kv[1])[:TOP]
+        shown = ", ".join(f"{n} {gib(size)}" for n, size in largest)
+        print(
+            f"{label} dbt build, of which anonymous (no file's pages), largest sampled: {shown}; "
+            f"the build's {gib(build['dbt build'].peak_anonymous)}"
         )
     ratio = more["dbt build"].seconds / full["dbt build"].seconds
     cpu_ratio = more["dbt build"].cpu_seconds / full["dbt build"].cpu_seconds
