@@ -12,10 +12,10 @@ odm``: train only those kinds and score the others from their finished runs of a
 (after a change to one policy).
 
 ``--curve``: train a run like the reference kind alone (``runs/curve-<seed>``; with
-``--evaluate-only``: read the finished ones) and print each language's training loss in six
-parts of the run, mean over the seeds: whether a language's loss still falls at the end of the
-run or has flattened. A policy can only gain more than it costs where some language's loss has
-flattened (fewer tokens cost it little).
+``--evaluate-only``: read the finished ones, or the reference runs) and print each language's
+training loss in six parts of the run, mean over the seeds: whether a language's loss still
+falls at the end of the run or has flattened. A policy can only gain more than it costs where
+some language's loss has flattened (fewer tokens cost it little).
 
 Corpus: ``bench/corpus.py`` (``cached_corpus(--docs)``, real Leipzig sentences and web paragraphs),
 of which ten languages of very different sizes (``LANGUAGES``: English has some 30 times the
@@ -402,13 +402,17 @@ def spread(values: Sequence[float]) -> str:
 def curve(bench: Bench, args: argparse.Namespace, by_size: Sequence[str]) -> None:
     """``--curve``: each language's training loss over the run, the window losses of a run
     like the reference kind (its static weights, each language's loss logged every
-    ``--update-every`` steps; in ``runs/curve-<seed>``) averaged over a part of the run and the
-    seeds: whether a language's loss still falls, or
-    has flattened (the regime where moving its tokens to another language costs it little)."""
+    ``--update-every`` steps) averaged over a part of the run and the seeds: whether a
+    language's loss still falls, or has flattened (where moving its tokens to another language
+    costs it little). Trained into ``runs/curve-<seed>``; with ``--evaluate-only``, read from
+    there or, for a run length only the full bench trained, from the reference runs."""
     parts: dict[str, list[list[float]]] = {g: [[] for _ in range(CURVE_PARTS)] for g in by_size}
     for seed in args.seeds:
         if args.evaluate_only:
-            run = trained(bench, args, "curve", seed)
+            try:
+                run = trained(bench, args, "curve", seed)
+            except SystemExit:
+                run = trained(bench, args, "reference", seed)
         else:
             run = train(bench, {"curve": (STATIC, STATIC)}, seed, args)["curve"]
         record = json.loads((run / "run.json").read_text())
