@@ -307,17 +307,24 @@ def run_dir(bench: Bench, args: argparse.Namespace, kind: str, seed: int) -> Pat
     return runs / f"{kind}-{seed}"
 
 
+def unfinished(out: Path, kind: str, steps: int) -> str | None:
+    """Why ``out`` is not a finished run of ``steps`` steps, or None when it is."""
+    record = out / "run.json"
+    if not (out / "checkpoint.pt").is_file() or not record.is_file():
+        return f"no finished run {out}: train it first (without --evaluate-only)"
+    ran = json.loads(record.read_text())["steps"]
+    if ran != steps:
+        return f"{out} ran {ran} steps, not {steps}: train it again (--train {kind})"
+    return None
+
+
 def trained(bench: Bench, args: argparse.Namespace, kind: str, seed: int) -> Path:
     """The folder of a run of ``--steps`` steps that ``train`` finished, for ``--evaluate-only``
     and the kinds ``--train`` leaves out."""
-    steps = args.steps
     out = run_dir(bench, args, kind, seed)
-    record = out / "run.json"
-    if not (out / "checkpoint.pt").is_file() or not record.is_file():
-        raise SystemExit(f"no finished run {out}: train it first (without --evaluate-only)")
-    ran = json.loads(record.read_text())["steps"]
-    if ran != steps:
-        raise SystemExit(f"{out} ran {ran} steps, not {steps}: train it again (--train {kind})")
+    problem = unfinished(out, kind, args.steps)
+    if problem:
+        raise SystemExit(problem)
     return out
 
 
@@ -356,10 +363,8 @@ def evaluate(run: Path, mix: str, tag: str, seq_len: int) -> dict[str, float]:
     ).store
     vocabulary = torch.from_numpy(train_store.vocabulary().astype("int64"))
     state = torch.load(run / "checkpoint.pt", weights_only=False)["model"]
-    dim = int(state["embed.weight"].shape[1])  # train_tiny's --dim, and its heads
-    model = tiny_model_class()(
-        vocabulary, dim=dim, layers=2, heads=max(1, dim // 16), seq_len=seq_len
-    )
+    dim = int(state["embed.weight"].shape[1])  # train_tiny's --dim
+    model = tiny_model_class()(vocabulary, dim=dim, layers=2, seq_len=seq_len)
     model.load_state_dict(state)
     model.eval()
     known = torch.zeros(int(max(vocabulary.max(), int(store.vocabulary().max()))) + 1, dtype=bool)
@@ -409,10 +414,9 @@ def curve(bench: Bench, args: argparse.Namespace, by_size: Sequence[str]) -> Non
     parts: dict[str, list[list[float]]] = {g: [[] for _ in range(CURVE_PARTS)] for g in by_size}
     for seed in args.seeds:
         if args.evaluate_only:
-            try:
-                run = trained(bench, args, "curve", seed)
-            except SystemExit:
-                run = trained(bench, args, "reference", seed)
+            curve_run = run_dir(bench, args, "curve", seed)
+            kind = "reference" if unfinished(curve_run, "curve", args.steps) else "curve"
+            run = trained(bench, args, kind, seed)
         else:
             run = train(bench, {"curve": (STATIC, STATIC)}, seed, args)["curve"]
         record = json.loads((run / "run.json").read_text())

@@ -55,11 +55,10 @@ class TinyLM(nn.Module):
 
     Its vocabulary is the token ids the release uses (``vocabulary``, sorted), not the whole
     tokenizer's: a tenth of the output layer on the demo mix, which is what makes a CPU run quick.
+    One attention head per 16 dimensions of width (at least one).
     """
 
-    def __init__(
-        self, vocabulary: torch.Tensor, dim: int, layers: int, heads: int, seq_len: int
-    ) -> None:
+    def __init__(self, vocabulary: torch.Tensor, dim: int, layers: int, seq_len: int) -> None:
         super().__init__()
         compact = torch.full((int(vocabulary.max()) + 1,), -100, dtype=torch.long)
         compact[vocabulary] = torch.arange(len(vocabulary))
@@ -67,6 +66,7 @@ class TinyLM(nn.Module):
         self.embed = nn.Embedding(len(vocabulary), dim)
         nn.init.normal_(self.embed.weight, std=0.02)
         self.position = nn.Embedding(seq_len, dim)
+        heads = max(1, dim // 16)
         layer = nn.TransformerEncoderLayer(dim, heads, 4 * dim, dropout=0.0, batch_first=True)
         self.blocks = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
         self.norm = nn.LayerNorm(dim)
@@ -194,8 +194,7 @@ def main() -> None:
         args.policy, loader, args.reference, args.group_loss, args.explore, args.min_explore
     )
     vocabulary = torch.from_numpy(loader.store.vocabulary().astype("int64"))
-    heads = max(1, args.dim // 16)
-    tiny = TinyLM(vocabulary, dim=args.dim, layers=2, heads=heads, seq_len=args.seq_len)
+    tiny = TinyLM(vocabulary, dim=args.dim, layers=2, seq_len=args.seq_len)
     # Every rank starts from rank 0's weights; DDP averages the gradients.
     model = nn.parallel.DistributedDataParallel(tiny) if dist.is_initialized() else tiny
     peak_lr = 3e-3
@@ -216,7 +215,7 @@ def main() -> None:
     main_rank = loader.rank == 0
     if main_rank:
         args.out.mkdir(parents=True, exist_ok=True)
-    model_params = {"model.dim": args.dim, "model.layers": 2, "model.heads": heads,
+    model_params = {"model.dim": args.dim, "model.layers": 2, "model.heads": tiny.heads,
                     "optimizer.lr": peak_lr,
                     "optimizer.schedule": "warm-up 5%, cosine to 10%"}  # fmt: skip
     tracker = start_tracking(
