@@ -5,7 +5,8 @@ Usage: .venv/bin/python bench/pipeline.py [--docs 100000] [--seed 0] [--cpus 0,1
        [--memory-limit 2GB]
 
 Corpus: ``bench/corpus.py``'s deterministic corpus of ``docs + docs // 10`` documents (cached in
-``bench/out/corpus-<n>``): the first ``docs`` are the full build, the last tenth arrives after it.
+``bench/out/corpus-<n>``): the first ``docs`` are the full build, the last tenth arrives after it
+(ingested from the corpus's zstd shards when ``docs`` is a multiple of their 50,000 documents).
 
 lakemix, pinned to the first of ``--cpus`` with LAKEMIX_THREADS=1 (and one DuckDB thread), in a
 fresh lakehouse (``LAKEMIX_HOME`` under ``--work``), the project's default vars: ``lakemix
@@ -29,7 +30,8 @@ filter) on all of them, as the issue measured it. datatrove has no incremental m
 Printed: each step full and +10%, the nodes that cost most in each build, the incremental ratio
 (+10% ``dbt build`` / full ``dbt build``; also with ingest, mix and release) and lakemix's whole
 pipeline against datatrove's chain in docs/s (wall, and per CPU second: both use one core, but
-the machine may be shared). Figures also go to ``bench/out/pipeline-results-<docs>.json``.
+the machine may be shared). Figures also go to ``bench/out/pipeline-results-<docs>.json``, the
+full round's as soon as it is done.
 ``--skip-datatrove``: lakemix's side alone (at 1M documents, its memory and scale).
 ``--memory-limit``: DuckDB's limit for lakemix (``LAKEMIX_MEMORY_LIMIT``; the profile's 2GB by
 default): whether the peak follows the setting rather than the corpus.
@@ -38,18 +40,21 @@ default): whether the peak follows the setting rather than the corpus.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
+import zstandard
 
 from _datatrove import FILTERS, ensure_venv, thresholds
-from corpus import cached_corpus
+from corpus import cached_corpus, shards
 from dedup import (
     BIN,
     OUT,
@@ -141,10 +146,10 @@ def build_nodes(lake: Lakehouse) -> dict[str, float]:
     return nodes
 
 
-def pipeline_round(lake: Lakehouse, data: Path, tag: str, *, first: bool) -> dict[str, Step]:
+def pipeline_round(lake: Lakehouse, data: list[Path], tag: str, *, first: bool) -> dict[str, Step]:
     """ingest, (seed,) dbt build, mix build, release: one day of the pipeline."""
     lakemix = str(BIN / "lakemix")
-    steps = {"ingest": step(lake.ingest([data]))}
+    steps = {"ingest": step(lake.ingest(data))}
     if first:
         steps["dbt seed"] = step(lake.dbt("seed"))
     steps["dbt build"] = step(lake.dbt("build", retry=first), build_nodes(lake))
@@ -156,39 +161,72 @@ def pipeline_round(lake: Lakehouse, data: Path, tag: str, *, first: bool) -> dic
     return steps
 
 
+def head_and_tail(corpus: Path, work: Path, docs: int) -> tuple[list[Path], list[Path]]:
+    """The files of the first ``docs`` documents and of the rest: the corpus's own shards when
+    ``docs`` falls between two (ingested as they are, zstd-compressed: a copy would take 13 GB
+    of JSONL at 5M documents), else ``work/head.jsonl`` and ``work/tail.jsonl``."""
+    manifest = json.loads((corpus / "manifest.json").read_text())
+    counts = {shard["file"]: shard["docs"] for shard in manifest["shards"]}
+    files, seen = shards(corpus), 0
+    for i, path in enumerate(files):
+        if seen == docs:
+            return files[:i], files[i:]
+        seen += counts[path.name]
+    head, tail = write_head_and_tail(corpus, work, docs)
+    return [head], [tail]
+
+
+def json_lines(paths: list[Path]) -> Iterator[bytes]:
+    """The lines of JSONL files, zstd-compressed (``.zst``) or not, in order."""
+    for path in paths:
+        with path.open("rb") as raw:
+            if path.suffix == ".zst":
+                yield from io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw))
+            else:
+                yield from raw
+
+
 def run_lakemix(
-    base: Path, new: Path, work: Path, cpu: str, memory_limit: str | None = None
+    base: list[Path],
+    new: list[Path],
+    work: Path,
+    cpu: str,
+    memory_limit: str | None = None,
+    on_full: Callable[[dict[str, Step]], None] | None = None,
 ) -> dict[str, dict[str, Step]]:
-    """The full round on ``base``, then the +10% round on ``new``, in one lakehouse."""
+    """The full round on ``base``, then the +10% round on ``new``, in one lakehouse
+    (``on_full`` gets the full round's figures as soon as they are in)."""
     limit = {"LAKEMIX_MEMORY_LIMIT": memory_limit} if memory_limit else {}
     warm = Lakehouse(work / "warmup", cpus=cpu)
     warm.dbt_vars = None
     warm.env |= limit
     head = warm.work / "head.jsonl"
     with head.open("wb") as f:
-        for i, line in enumerate(base.open("rb")):
+        for i, line in enumerate(json_lines(base)):
             if i == WARMUP_DOCS:
                 break
             f.write(line)
-    pipeline_round(warm, head, "warmup", first=True)
+    pipeline_round(warm, [head], "warmup", first=True)
     lake = Lakehouse(work / "lakemix", cpus=cpu)
     lake.dbt_vars = None
     lake.env |= limit
     full = pipeline_round(lake, base, "full", first=True)
     print(f"  lakemix full: {sum(s.seconds for s in full.values()):,.0f} s", flush=True)
+    if on_full is not None:
+        on_full(full)
     more = pipeline_round(lake, new, "plus10", first=False)
     print(f"  lakemix +10%: {sum(s.seconds for s in more.values()):,.0f} s", flush=True)
     return {"full": full, "+10%": more}
 
 
 def run_datatrove_chain(
-    python: Path, corpus: Path, base: Path, docs: int, work: Path, cpu: str
+    python: Path, corpus: Path, base: list[Path], docs: int, work: Path, cpu: str
 ) -> dict[str, Any]:
     """datatrove's four quality filters, then its 4-stage MinHash, on the base documents."""
     work.mkdir(parents=True, exist_ok=True)
     plain = work / "docs.jsonl"
     with plain.open("wb") as out:
-        for line in base.open("rb"):
+        for line in json_lines(base):
             record = orjson.loads(line)
             out.write(orjson.dumps({"id": record["id"], "text": record["text"]}) + b"\n")
     limits = work / "thresholds.json"
@@ -334,7 +372,7 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"--cpus needs two CPUs, one for each side, got {args.cpus!r}")
     corpus = cached_corpus(args.docs + args.docs // 10, args.seed)
     args.work.mkdir(parents=True, exist_ok=True)
-    base, new = write_head_and_tail(corpus, args.work, args.docs)
+    base, new = head_and_tail(corpus, args.work, args.docs)
     python = None if args.skip_datatrove else args.datatrove_python or ensure_venv()
     started = time.perf_counter()
     dt: dict[str, Any] = {}
@@ -349,7 +387,14 @@ def main(argv: list[str] | None = None) -> None:
     thread = threading.Thread(target=datatrove_side)
     thread.start()
     print(f"lakemix: DuckDB memory limit {args.memory_limit or '2GB (the profile)'}", flush=True)
-    lakemix = run_lakemix(base, new, args.work, cpu_lakemix, args.memory_limit)
+    lakemix = run_lakemix(
+        base,
+        new,
+        args.work,
+        cpu_lakemix,
+        args.memory_limit,
+        on_full=lambda full: save(args.docs, {"full": full}, {}),  # a run cut short keeps it
+    )
     save(args.docs, lakemix, dt)
     if thread.is_alive():  # lakemix's side first, while datatrove runs on
         report(args.docs, lakemix, None)
