@@ -119,10 +119,14 @@ def test_interrupted_sync_indexes_nothing_twice(
     state = (path / "lakemix_documents.parquet").read_bytes()
     add(conn, "new", "privacy again")
     sync_index(conn, RELATION, path)
-    (path / "lakemix_documents.parquet").write_bytes(state)  # as if it stopped before the state
+    assert not (path / "lakemix_sync.pending").exists()  # cleared with the state written
+    # as if it stopped after Tantivy's commit, before the state file: the mark is still there
+    (path / "lakemix_documents.parquet").write_bytes(state)
+    (path / "lakemix_sync.pending").touch()
     again = sync_index(conn, RELATION, path)
     assert again.added == 1 and again.documents == 6
     assert [h.document_id for h in match(path, "again")] == ["new"]
+    assert not (path / "lakemix_sync.pending").exists()
 
 
 def test_sql_macro_and_errors(conn: duckdb.DuckDBPyConnection, tmp_path: Path) -> None:
