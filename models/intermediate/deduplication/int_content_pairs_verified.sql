@@ -54,12 +54,14 @@ documents as (
     select * from {{ ref('int_documents_language_scored') }}
 ),
 
-{#- Documents with the same text have the same band keys: one row per new content hash (any of
-    its documents stands for it; the smallest id, to be deterministic). -#}
+{#- Documents with the same text have the same band keys: one row per new content hash, and
+    one of its documents stands for it (the smallest id, to be deterministic). The aggregate
+    keeps that id, not its band keys: at 5M documents, every text's list of band keys held in
+    one aggregate ran DuckDB out of its 2GB limit. -#}
 new_contents as (
     select
         content_hash,
-        min_by(band_keys, document_id) as band_keys
+        min(document_id) as document_id
     from minhashed_since
     {% if is_incremental() %}
         where content_hash not in (
@@ -78,7 +80,8 @@ new_band_keys as (
     select
         {{ lakemix.content_key('content_hash') }} as content_key,
         {{ lakemix.explode('band_keys') }} as band_key
-    from new_contents
+    from minhashed_since
+    where document_id in (select document_id from new_contents)
 ),
 
 {#- Every document's keys: a text with several documents is found once per document, and
