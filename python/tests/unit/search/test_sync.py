@@ -112,17 +112,22 @@ def test_only_changes_are_indexed(conn: duckdb.DuckDBPyConnection, tmp_path: Pat
 
 
 def test_interrupted_sync_indexes_nothing_twice(
-    conn: duckdb.DuckDBPyConnection, tmp_path: Path
+    conn: duckdb.DuckDBPyConnection, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "ix"
     sync_index(conn, RELATION, path)
-    state = (path / "lakemix_documents.parquet").read_bytes()
-    add(conn, "new", "privacy again")
-    sync_index(conn, RELATION, path)
     assert not (path / "lakemix_sync.pending").exists()  # cleared with the state written
-    # as if it stopped after Tantivy's commit, before the state file: the mark is still there
-    (path / "lakemix_documents.parquet").write_bytes(state)
-    (path / "lakemix_sync.pending").touch()
+    add(conn, "new", "privacy again")
+
+    def stop(*args: object) -> None:  # the process dies after Tantivy's commit, before the state
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patched:
+        patched.setattr("lakemix.search.sync.os.replace", stop)
+        with pytest.raises(KeyboardInterrupt):
+            sync_index(conn, RELATION, path)
+    assert (path / "lakemix_sync.pending").exists()
+    assert len(match(path, "again")) == 1  # committed, but the state file is the one before
     again = sync_index(conn, RELATION, path)
     assert again.added == 1 and again.documents == 6
     assert [h.document_id for h in match(path, "again")] == ["new"]
