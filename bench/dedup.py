@@ -292,9 +292,28 @@ def run_measured(cmd: list[str], *, env: dict[str, str], cpus: str, log: Path) -
 
 def lines(corpus: Path) -> Iterator[bytes]:
     """The JSON lines of every shard, in order."""
-    for path in shards(corpus):
+    return json_lines(shards(corpus))
+
+
+def json_lines(paths: list[Path]) -> Iterator[bytes]:
+    """The lines of JSONL files, zstd-compressed (``.zst``, as the corpus's shards) or not, in
+    order."""
+    for path in paths:
         with path.open("rb") as raw:
-            yield from io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw))
+            if path.suffix == ".zst":
+                yield from io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw))
+            else:
+                yield from raw
+
+
+def node_name(unique_id: str) -> str:
+    """A dbt node's name in the bench's figures: a model, seed or snapshot by its name, another
+    node as ``kind:name`` (a data test without the hash dbt appends to long names, a unit test
+    as ``model.test``)."""
+    kind, _, *rest = unique_id.split(".")
+    if kind in ("model", "seed", "snapshot"):
+        return rest[0]
+    return f"{kind}:{'.'.join(rest) if kind == 'unit_test' else rest[0]}"
 
 
 @dataclass
@@ -421,7 +440,7 @@ class Lakehouse:
         phase.process_rss = measured.process_rss
         phase.peak_anonymous = measured.peak_anonymous
         for result in results:
-            name = result["unique_id"].rsplit(".", 1)[1]
+            name = node_name(result["unique_id"])
             phase.models[name] = result["execution_time"]
             for step in result["timing"]:
                 if step["name"] == "execute":

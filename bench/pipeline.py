@@ -40,18 +40,16 @@ default): whether the peak follows the setting rather than the corpus.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
-import zstandard
 
 from _datatrove import FILTERS, ensure_venv, thresholds
 from corpus import cached_corpus, shards
@@ -62,6 +60,7 @@ from dedup import (
     Measured,
     Phase,
     gib,
+    json_lines,
     run_datatrove,
     run_measured,
     write_head_and_tail,
@@ -120,30 +119,18 @@ class Step:
     node_anonymous: dict[str, int] = field(default_factory=dict)
 
 
-def step(measured: Measured | Phase, nodes: dict[str, float] | None = None) -> Step:
+def step(measured: Measured | Phase) -> Step:
     phase = isinstance(measured, Phase)
     return Step(
         measured.seconds,
         measured.cpu_seconds,
         measured.peak_rss,
-        nodes or {},
+        dict(measured.models) if phase else {},
         dict(measured.model_rss) if phase else {},
         measured.process_rss,
         measured.peak_anonymous,
         dict(measured.model_anonymous) if phase else {},
     )
-
-
-def build_nodes(lake: Lakehouse) -> dict[str, float]:
-    """Seconds of each node of the last dbt command: models by name, others as ``kind:name``."""
-    results = json.loads((lake.work / "target" / "run_results.json").read_text())["results"]
-    nodes = {}
-    for result in results:
-        kind, _, name = result["unique_id"].split(".")[:3]
-        nodes[name if kind in ("model", "seed", "snapshot") else f"{kind}:{name}"] = result[
-            "execution_time"
-        ]
-    return nodes
 
 
 def pipeline_round(lake: Lakehouse, data: list[Path], tag: str, *, first: bool) -> dict[str, Step]:
@@ -152,7 +139,7 @@ def pipeline_round(lake: Lakehouse, data: list[Path], tag: str, *, first: bool) 
     steps = {"ingest": step(lake.ingest(data))}
     if first:
         steps["dbt seed"] = step(lake.dbt("seed"))
-    steps["dbt build"] = step(lake.dbt("build", retry=first), build_nodes(lake))
+    steps["dbt build"] = step(lake.dbt("build", retry=first))
     for name, cmd in (
         ("mix build", [lakemix, "mix", "build", MIX]),
         ("release", [lakemix, "release", MIX, "--tag", tag, *UNREVIEWED]),
@@ -174,16 +161,6 @@ def head_and_tail(corpus: Path, work: Path, docs: int) -> tuple[list[Path], list
         seen += counts[path.name]
     head, tail = write_head_and_tail(corpus, work, docs)
     return [head], [tail]
-
-
-def json_lines(paths: list[Path]) -> Iterator[bytes]:
-    """The lines of JSONL files, zstd-compressed (``.zst``) or not, in order."""
-    for path in paths:
-        with path.open("rb") as raw:
-            if path.suffix == ".zst":
-                yield from io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw))
-            else:
-                yield from raw
 
 
 def run_lakemix(
