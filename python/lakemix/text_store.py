@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lakemix.mapped import random_access
 from lakemix.udf.arrow import one_array
 
 if TYPE_CHECKING:
@@ -141,7 +142,8 @@ class TextStore:
         as the pages of the texts read count in the process's resident memory for as long as
         they are mapped (a full build's candidate pairs read most of the store: 4.4 GB peak for
         ``int_content_pairs_verified`` on a 1M lakehouse with the segments kept, 2.6 GB
-        without). Opening costs an ``np.load`` and an IPC footer per segment."""
+        without). Opening costs an ``np.load`` and an IPC footer per segment. The texts are
+        mapped for reading at random (``lakemix.mapped``): a lookup reads the pages it needs."""
         import numpy as np
         import pyarrow as pa
 
@@ -149,8 +151,8 @@ class TextStore:
         for name in self._names():
             try:
                 index = np.load(self.root / f"{name}{INDEX_SUFFIX}", mmap_mode="r")
-                with pa.memory_map(str(self.root / f"{name}.arrow")) as source:
-                    texts = pa.ipc.open_file(source).read_all().column("text")
+                source = pa.BufferReader(random_access(self.root / f"{name}.arrow"))
+                texts = pa.ipc.open_file(source).read_all().column("text")
             except FileNotFoundError:
                 continue  # removed since listed (a full write replacing the store)
             offsets = np.cumsum([0] + [len(c) for c in texts.chunks[:-1]], dtype=np.int64)
