@@ -5,18 +5,26 @@ read-around, as large as the disk's ``read_ahead_kb``: 8 MB on the machines of t
 For a file read at random that guess is wrong, and once the file is larger than the memory
 left for the page cache it is ruinous: each read pulls in megabytes and evicts what the reads
 before it pulled in. Looking up the 72,115 texts of a day's new pairs in the 12 GB text store
-of a 5.5M-document lakehouse, in 2 GiB of memory, read 458 GB from disk in 317 s; mapped with
-``MADV_RANDOM`` it read 0.63 GB in 10.9 s (``docs/benchmarks.md``).
+of a 5.5M-document lakehouse, in 2 GiB of memory, read 779 GB from disk in 638 s; mapped with
+``MADV_RANDOM`` it read 0.64 GB (``docs/benchmarks.md``, ``bench/text_store.py``).
+
+Without read-around each page a read touches is a fault of its own, waited for alone: a reader
+that knows what it will touch says so first (``will_need``), and the kernel reads those pages
+together.
 """
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import mmap
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import numpy as np
     import pyarrow as pa
+    from numpy.typing import NDArray
 
 
 def random_access(path: Path) -> pa.Buffer:
@@ -35,3 +43,32 @@ def random_access(path: Path) -> pa.Buffer:
         mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     mapped.madvise(mmap.MADV_RANDOM)
     return pa.py_buffer(mapped)
+
+
+@functools.cache
+def _madvise() -> Any:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    return libc.madvise
+
+
+def will_need(starts: NDArray[np.int64], stops: NDArray[np.int64]) -> None:
+    """Ask the kernel to read the pages of the byte ranges ``[starts[i], stops[i])`` now, all at
+    once (``MADV_WILLNEED``), before they are read. The ranges are memory addresses inside a
+    mapping (``pa.Buffer.address`` plus offsets), in any order; empty ones are skipped. Advice
+    only: nothing is read here and a refusal is ignored."""
+    import numpy as np
+
+    keep = stops > starts
+    if not keep.any():
+        return
+    page = mmap.PAGESIZE
+    first, last = starts[keep] // page, (stops[keep] - 1) // page
+    order = np.argsort(first, kind="stable")
+    first, last = first[order], np.maximum.accumulate(last[order])
+    # A run of pages ends where the next range starts after the pages so far, not next to them.
+    breaks = np.flatnonzero(first[1:] > last[:-1] + 1) + 1
+    begin, end = first[np.append(0, breaks)], last[np.append(breaks - 1, len(first) - 1)]
+    madvise = _madvise()
+    for b, e in zip(begin.tolist(), end.tolist(), strict=True):
+        madvise(b * page, (e - b + 1) * page, mmap.MADV_WILLNEED)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lakemix.mapped import random_access
+from lakemix.mapped import random_access, will_need
 from lakemix.udf.arrow import one_array
 
 if TYPE_CHECKING:
@@ -122,9 +122,25 @@ class _Segment:
         pieces = []
         for c in np.unique(chunk):
             local = rows[order[chunk[order] == c]] - self.offsets[c]
-            pieces.append(self.texts.chunk(int(c)).take(pa.array(local)))
+            texts = self.texts.chunk(int(c))
+            _prefetch(texts, local)
+            pieces.append(texts.take(pa.array(local)))
         gathered = pa.concat_arrays(pieces) if pieces else pa.array([], pa.large_string())
         return gathered.take(pa.array(np.argsort(order, kind="stable")))
+
+
+def _prefetch(texts: pa.Array, rows: NDArray[np.int64]) -> None:
+    """Have the kernel read the pages of ``rows`` of ``texts`` (a ``large_string`` array mapped
+    for random reads) together: their offsets first, then their characters."""
+    import numpy as np
+
+    _, offsets, data = texts.buffers()
+    if offsets is None or data is None:
+        return
+    first = offsets.address + 8 * (texts.offset + rows)
+    will_need(first, first + 16)
+    bounds = np.frombuffer(offsets, dtype=np.int64)[texts.offset :]
+    will_need(data.address + bounds[rows], data.address + bounds[rows + 1])
 
 
 class TextStore:

@@ -47,3 +47,47 @@ def test_an_empty_file_is_an_empty_buffer(tmp_path: Path) -> None:
     path = tmp_path / "empty"
     path.touch()
     assert random_access(path).size == 0
+
+
+def resident(buffer: pa.Buffer) -> list[bool]:
+    """Whether each page of ``buffer`` (a whole mapping) is in memory (mincore)."""
+    import ctypes
+    import mmap
+
+    pages = (buffer.size + mmap.PAGESIZE - 1) // mmap.PAGESIZE
+    vector = (ctypes.c_ubyte * pages)()
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mincore.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p)
+    assert libc.mincore(buffer.address, buffer.size, vector) == 0, ctypes.get_errno()
+    return [bool(v & 1) for v in vector]
+
+
+def test_will_need_reads_the_pages_of_the_ranges_and_no_others(tmp_path: Path) -> None:
+    import mmap
+    import os
+    import time
+
+    import numpy as np
+
+    from lakemix.mapped import will_need
+
+    page = mmap.PAGESIZE
+    path = tmp_path / "data.bin"
+    path.write_bytes(os.urandom(64 * page))
+    fd = os.open(path, os.O_RDONLY)
+    os.fdatasync(fd)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    os.close(fd)
+    buffer = random_access(path)
+    assert not any(resident(buffer))  # dropped from the page cache
+    base = buffer.address
+    # Out of order, overlapping, one empty: pages 3-4, 10, 11 (touching 10) and 40.
+    starts = np.array([40 * page + 5, 3 * page + 1, 10 * page, 10 * page + 9, 50 * page])
+    stops = np.array([40 * page + 6, 5 * page, 11 * page + 1, 10 * page + 20, 50 * page])
+    will_need(base + starts, base + stops)
+    wanted = {3, 4, 10, 11, 40}
+    deadline = time.monotonic() + 10
+    while not all(resident(buffer)[p] for p in wanted) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    pages = resident(buffer)
+    assert {p for p, r in enumerate(pages) if r} == wanted
