@@ -122,6 +122,21 @@ def _whole(conn: duckdb.DuckDBPyConnection, ids: pa.Table) -> Iterator[duckdb.Du
         conn.unregister("narrowed_keys")
 
 
+@contextlib.contextmanager
+def _writing(path: Path) -> Iterator[None]:
+    """Tantivy's failures while writing (a full disk, most likely: its indexing thread then
+    reports only that it was killed) as a SearchIndexError that says where and how much room
+    is left."""
+    try:
+        yield
+    except ValueError as exc:
+        free = shutil.disk_usage(path).free / 1e6
+        raise SearchIndexError(
+            f"writing the search index at {path} failed ({exc}); its disk has {free:,.0f} MB "
+            "free: make room, then run `dbt build` again (the index holds every document's text)"
+        ) from None
+
+
 def _writer(index: tantivy.Index, heap_bytes: int, path: Path) -> tantivy.IndexWriter:
     try:
         return index.writer(max(heap_bytes, MIN_HEAP_BYTES), 1)
@@ -129,6 +144,44 @@ def _writer(index: tantivy.Index, heap_bytes: int, path: Path) -> tantivy.IndexW
         raise SearchIndexError(
             f"cannot write the search index at {path} ({exc}): is another `dbt build` running?"
         ) from None
+
+
+def _write(
+    conn: duckdb.DuckDBPyConnection,
+    relation_sql: str,
+    writer: tantivy.IndexWriter,
+    batch_rows: int,
+    *,
+    added: int,
+    rebuilt: bool,
+    repair: bool,
+    narrow: Narrow | None,
+) -> int:
+    """Delete the documents gone or changed and add the ``added`` new and changed ones (the
+    tables ``search_sync_*``); returns the deletes."""
+    deleted = 0
+    gone = conn.execute(
+        "select document_id from search_sync_before anti join search_sync_now "
+        "using (document_id, fingerprint)"
+    )
+    for row in _rows(gone, batch_rows):
+        writer.delete_documents_by_term("document_id", row["document_id"])
+        deleted += 1
+    if added and rebuilt:
+        for row in _rows(conn.execute(f"select * from ({relation_sql}) as documents"), batch_rows):
+            writer.add_document(_document(row))
+    elif added:
+        ids = conn.execute("select document_id from search_sync_added").to_arrow_table()
+        with (narrow or functools.partial(_whole, conn))(ids) as reader:
+            rows = (
+                f"select * from ({relation_sql}) as documents "
+                "semi join narrowed_keys using (document_id)"
+            )
+            for row in _rows(reader.execute(rows), batch_rows):
+                if repair:
+                    writer.delete_documents_by_term("document_id", row["document_id"])
+                writer.add_document(_document(row))
+    return deleted
 
 
 def sync_index(
@@ -179,31 +232,20 @@ def sync_index(
     )
     added_count = _count(conn, "search_sync_added")
     writer = _writer(index, heap_bytes, path)
-    deleted = 0
-    gone = conn.execute(
-        "select document_id from search_sync_before anti join search_sync_now "
-        "using (document_id, fingerprint)"
-    )
-    for row in _rows(gone, batch_rows):
-        writer.delete_documents_by_term("document_id", row["document_id"])
-        deleted += 1
-    if added_count and rebuilt:
-        for row in _rows(conn.execute(f"select * from ({relation_sql}) as documents"), batch_rows):
-            writer.add_document(_document(row))
-    elif added_count:
-        ids = conn.execute("select document_id from search_sync_added").to_arrow_table()
-        with (narrow or functools.partial(_whole, conn))(ids) as reader:
-            rows = (
-                f"select * from ({relation_sql}) as documents "
-                "semi join narrowed_keys using (document_id)"
-            )
-            for row in _rows(reader.execute(rows), batch_rows):
-                if repair:
-                    writer.delete_documents_by_term("document_id", row["document_id"])
-                writer.add_document(_document(row))
-    pending.touch()
-    writer.commit()
-    writer.wait_merging_threads()
+    with _writing(path):
+        deleted = _write(
+            conn,
+            relation_sql,
+            writer,
+            batch_rows,
+            added=added_count,
+            rebuilt=rebuilt,
+            repair=repair,
+            narrow=narrow,
+        )
+        pending.touch()
+        writer.commit()
+        writer.wait_merging_threads()
 
     temporary = path / (STATE_FILE + ".tmp")
     conn.execute(f"copy search_sync_now to {_literal(temporary)} (format parquet)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import subprocess
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -151,3 +152,23 @@ def test_sql_macro_and_errors(conn: duckdb.DuckDBPyConnection, tmp_path: Path) -
     assert conn.execute("select count(*) from search.match_documents('zzz')").fetchone() == (0,)
     with pytest.raises(ValueError, match="batch_rows"):
         sync_index(conn, RELATION, path, batch_rows=0)
+
+
+def test_a_full_disk_is_named_with_the_room_left(
+    conn: duckdb.DuckDBPyConnection, tmp_path: Path
+) -> None:
+    # Tantivy's indexing thread dies on the write error and reports only that it was killed (a
+    # 5M-document build met it): the error says where, and how much room the disk has.
+    small = tmp_path / "small"
+    small.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(small)], check=True)
+    try:
+        conn.execute(
+            "insert into documents select 'x' || i, true, 's', 'en', 0.9, null, 'f', 0, 'i', "
+            "now(), [], null, (select string_agg(md5((i * 64 + j)::varchar), ' ') "
+            "from range(32) as words(j)) from range(20000) as docs(i)"
+        )
+        with pytest.raises(SearchIndexError, match=r"search index at .*small/ix failed .* MB free"):
+            sync_index(conn, RELATION, small / "ix", heap_bytes=15_000_000)
+    finally:
+        subprocess.run(["umount", str(small)], check=True)
