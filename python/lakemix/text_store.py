@@ -119,28 +119,38 @@ class _Segment:
 
         chunk = np.searchsorted(self.offsets, rows, side="right") - 1
         order = np.argsort(chunk, kind="stable")
-        pieces = []
-        for c in np.unique(chunk):
-            local = rows[order[chunk[order] == c]] - self.offsets[c]
-            texts = self.texts.chunk(int(c))
-            _prefetch(texts, local)
-            pieces.append(texts.take(pa.array(local)))
-        gathered = pa.concat_arrays(pieces) if pieces else pa.array([], pa.large_string())
-        return gathered.take(pa.array(np.argsort(order, kind="stable")))
+        if not len(rows):
+            return pa.array([], pa.large_string())
+        ordered = chunk[order]
+        cuts = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
+        chunks = ordered[np.append(0, cuts)].tolist()
+        arrays = [self.texts.chunk(c) for c in chunks]
+        local = [
+            g - self.offsets[c] for g, c in zip(np.split(rows[order], cuts), chunks, strict=True)
+        ]
+        _prefetch(arrays, local)
+        pieces = [texts.take(pa.array(at)) for texts, at in zip(arrays, local, strict=True)]
+        return pa.concat_arrays(pieces).take(pa.array(np.argsort(order, kind="stable")))
 
 
-def _prefetch(texts: pa.Array, rows: NDArray[np.int64]) -> None:
-    """Have the kernel read the pages of ``rows`` of ``texts`` (a ``large_string`` array mapped
-    for random reads) together: their offsets first, then their characters."""
+def _prefetch(arrays: list[pa.Array], rows: list[NDArray[np.int64]]) -> None:
+    """Have the kernel read the pages of ``rows[i]`` of each ``arrays[i]`` (``large_string``
+    arrays mapped for random reads) together: every offset first, then every character."""
     import numpy as np
 
-    _, offsets, data = texts.buffers()
-    if offsets is None or data is None:
+    buffers = [texts.buffers() for texts in arrays]
+    held = [i for i, (_, offsets, data) in enumerate(buffers) if offsets and data]
+    if not held:
         return
-    first = offsets.address + 8 * (texts.offset + rows)
-    will_need(first, first + 16)
-    bounds = np.frombuffer(offsets, dtype=np.int64)[texts.offset :]
-    will_need(data.address + bounds[rows], data.address + bounds[rows + 1])
+    at = [buffers[i][1].address + 8 * (arrays[i].offset + rows[i]) for i in held]
+    will_need(np.concatenate(at), np.concatenate(at) + 16)
+    starts, stops = [], []
+    for i in held:
+        _, offsets, data = buffers[i]
+        bounds = np.frombuffer(offsets, dtype=np.int64)[arrays[i].offset :]
+        starts.append(data.address + bounds[rows[i]])
+        stops.append(data.address + bounds[rows[i] + 1])
+    will_need(np.concatenate(starts), np.concatenate(stops))
 
 
 class TextStore:
