@@ -10,9 +10,11 @@ store's (seeded) are looked up with ``TextStore.lookup``, 2,048 at a time as Duc
 to ``lakemix_stored_text``, in a fresh process per way, each after the store's pages are dropped
 from the page cache (``POSIX_FADV_DONTNEED``):
 
-* lakemix: the segments mapped with ``MADV_RANDOM`` (``lakemix.mapped.random_access``);
-* reference: the segments mapped with ``pyarrow.memory_map``, where each page fault also reads
-  the pages around it (the kernel's read-around: ``read_ahead_kb`` of the disk).
+* lakemix: the segments mapped with ``MADV_RANDOM`` (``lakemix.mapped.random_access``), each
+  lookup's pages asked for together (``MADV_WILLNEED``);
+* reference: lakemix before c9e251b, the segments mapped with ``pyarrow.memory_map`` and nothing
+  asked for: each page fault also reads the pages around it (the kernel's read-around:
+  ``read_ahead_kb`` of the disk).
 
 Per way: wall and CPU seconds, bytes read from disk (``/proc/self/io``), peak RSS. With
 ``--memory-cap`` (root only), each process runs in a memory cgroup of that size (page cache
@@ -59,7 +61,7 @@ def build_store(docs: int) -> Path:
         text = orjson.loads(line)["text"]
         hashes.append(hashlib.md5(text.encode()).hexdigest())
         texts.append(text)
-        if len(texts) == 50_000:
+        if len(texts) == BATCH:  # a segment's chunks as lakemix_store_text writes them
             writer.write(pa.array(hashes), pa.array(texts))
             hashes, texts = [], []
     if texts:
@@ -118,8 +120,9 @@ def child(way: str, store: Path, hashes_file: Path, cap: str | None) -> None:
         join_cgroup(cap)
     import lakemix.text_store
 
-    if way == "reference":
+    if way == "reference":  # lakemix before c9e251b: a plain map, no pages asked for
         lakemix.text_store.random_access = lambda path: pa.memory_map(str(path)).read_buffer()
+        lakemix.text_store._prefetch = lambda arrays, rows: None
     hashes = pa.ipc.open_file(str(hashes_file)).read_all().column(0).combine_chunks()
     store_ = lakemix.text_store.TextStore(store)
     began, cpu, read = time.perf_counter(), time.process_time(), read_bytes()
