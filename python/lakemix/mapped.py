@@ -4,8 +4,8 @@ A page fault on a mapped file makes the kernel read the pages around the one ask
 read-around, as large as the disk's ``read_ahead_kb``: 8 MB on the machines of the benchmarks).
 For a file read at random that guess is wrong, and once the file is larger than the memory
 left for the page cache it is ruinous: each read pulls in megabytes and evicts what the reads
-before it pulled in. 72,115 random lookups in the 13 GB text store of a 6M-document lakehouse,
-in 2 GiB of memory, read 801 GB from disk in 706 s; mapped here, 0.66 GB in 14.4 s
+before it pulled in. 72,115 random lookups in the 12 GB text store of a 6M-document lakehouse,
+in 2 GiB of memory, read 779 GB from disk in 638 s; mapped here, 0.64 GB in 13.8 s
 (``bench/text_store.py``, ``docs/benchmarks.md``).
 
 Without read-around each page a read touches is a fault of its own, waited for alone: a reader

@@ -206,7 +206,7 @@ def test_committing_through_the_functions_compacts(tmp_path: Path) -> None:
 
 def test_segments_are_mapped_for_random_reads(tmp_path: Path) -> None:
     # A lookup reads a few texts at random: the kernel must not read megabytes around each
-    # (lakemix.mapped: 801 GB read for 72,115 texts of a 13 GB store in 2 GiB without it).
+    # (lakemix.mapped: 779 GB read for 72,115 texts of a 12 GB store in 2 GiB without it).
     store = TextStore(tmp_path / "store")
     write(store, [f"text {i}" for i in range(100)])
     segments = store._open()
