@@ -6,7 +6,6 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 from typing import Any
-from unittest.mock import ANY
 
 import orjson
 import pytest
@@ -198,7 +197,14 @@ def test_train_tiny_with_odm_resumes_exactly(release: Settings, tmp_path: Path) 
     final = [line for line in resumed.stdout.splitlines() if line.startswith("final loss")]
     assert final and final[0] in straight.stdout.splitlines()  # bit for bit the same model
     record = orjson.loads((cut / "run.json").read_bytes())
-    assert record == {**orjson.loads((whole / "run.json").read_bytes()), "written_at": ANY}
+    expected = orjson.loads((whole / "run.json").read_bytes())
+    # in full, each side: a rare difference here (once in many suites) is not yet explained
+    differing = {
+        key: {"resumed": record.get(key), "straight": expected.get(key)}
+        for key in sorted((record.keys() | expected.keys()) - {"written_at"})
+        if record.get(key) != expected.get(key)
+    }
+    assert not differing, f"the resumed run's record differs: {differing!r}"
     assert [row["step"] for row in record["weights_trajectory"]] == [0, 4, 8, 12]
     assert record["policy"] == "exp3" and set(record["group_losses"]) <= set(record["group_epochs"])
 
