@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import subprocess
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -163,6 +164,7 @@ def test_a_full_disk_is_named_with_the_room_left(
     small.mkdir()
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(small)], check=True)
     try:
+        assert sync_index(conn, RELATION, small / "ix").documents == len(TEXTS)  # it fits
         conn.execute(
             "insert into documents select 'x' || i, true, 's', 'en', 0.9, null, 'f', 0, 'i', "
             "now(), [], null, (select string_agg(md5((i * 64 + j)::varchar), ' ') "
@@ -170,5 +172,14 @@ def test_a_full_disk_is_named_with_the_room_left(
         )
         with pytest.raises(SearchIndexError, match=r"search index at .*small/ix failed .* MB free"):
             sync_index(conn, RELATION, small / "ix", heap_bytes=15_000_000)
+        # room made: the next sync indexes every document, nothing of the failed one is lost
+        subprocess.run(["mount", "-o", "remount,size=256m", str(small)], check=True)
+        result = sync_index(conn, RELATION, small / "ix", heap_bytes=15_000_000)
+        assert (result.documents, result.added, result.rebuilt) == (
+            20_000 + len(TEXTS),
+            20_000,
+            False,
+        )
+        assert ids(small / "ix", hashlib.md5(b"640000").hexdigest()) == {"x10000"}
     finally:
-        subprocess.run(["umount", str(small)], check=True)
+        subprocess.run(["umount", "--lazy", str(small)], check=True)  # the index may be open
