@@ -80,7 +80,8 @@ def pick_hashes(store: Path, lookups: int, seed: int) -> pa.Array:
 
 
 def drop_cached(store: Path) -> None:
-    for path in store.iterdir():
+    """Drop the pages of ``store`` (a file, or every file of a folder) from the page cache."""
+    for path in [store] if store.is_file() else store.iterdir():
         fd = os.open(path, os.O_RDONLY)
         try:
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)

@@ -71,7 +71,7 @@ class MegatronFormat:
     def __init__(self, store: Path, encoding: str, out: Path) -> None:
         from lakemix.udf.tokens import _tokenizer
 
-        self.store = TokenStore(store)
+        self.store = TokenStore(store, sequential=True)  # read in order: keep read-ahead
         self.encoding, self.out = encoding, out
         self.dtype = token_dtype(int(_tokenizer(encoding).n_vocab))
         self.itemsize = self.dtype.itemsize

@@ -1,4 +1,10 @@
-"""Random access to a token store (``store.py``), memory-mapped: nothing is read until used."""
+"""Random access to a token store (``store.py``), memory-mapped: nothing is read until used.
+
+A loader reads a store's documents in shuffled order: the file is mapped for random reads
+(``lakemix.mapped``: a page fault reads its page, not the megabytes around it) and each batch's
+pages are asked for together before they are copied. A reader that goes through the rows in
+order (an export) opens the store ``sequential`` and keeps the kernel's read-ahead.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 from numpy.typing import NDArray
+
+from lakemix.mapped import random_access, will_need
 
 ID_CACHE = 1 << 16  # document ids kept for reuse, at most
 
@@ -19,9 +27,11 @@ class TokenStore:
     document); token ids stay in the mapped file and are read page by page when used.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, sequential: bool = False) -> None:
         self.path = Path(path)
-        reader = pa.ipc.open_file(pa.memory_map(str(self.path)))
+        self.sequential = sequential
+        source = pa.memory_map(str(self.path)) if sequential else random_access(self.path)
+        reader = pa.ipc.open_file(source)
         metadata = reader.schema.metadata or {}
         self.eot = int(metadata.get(b"eot", b"0"))
         self.tokenizer = metadata.get(b"tokenizer", b"").decode()
@@ -33,16 +43,28 @@ class TokenStore:
         self._ids: dict[int, str] = {}  # document ids read so far (a batch reuses most of them)
         self._values: list[NDArray[np.int32]] = []
         self._offsets: list[NDArray[np.int64]] = []
-        for batch in self._batches:
-            ids = batch.column("token_ids")
-            self._values.append(np.asarray(ids.values, dtype=np.int32))
-            self._offsets.append(np.asarray(ids.offsets, dtype=np.int64))
+        offsets = [batch.column("token_ids").offsets for batch in self._batches]
+        self._ask([o.buffers()[1] for o in offsets])  # read below: every row's offset
+        for batch, chunk_offsets in zip(self._batches, offsets, strict=True):
+            self._values.append(np.asarray(batch.column("token_ids").values, dtype=np.int32))
+            self._offsets.append(np.asarray(chunk_offsets, dtype=np.int64))
+        # Where each chunk's token ids begin in memory: a batch's pages are asked for by address.
+        self._addresses = np.array([v.ctypes.data for v in self._values], dtype=np.int64)
         # Where each row's ids begin in its chunk's values (8 bytes a document).
         bases = [o[:-1] for o in self._offsets] or [np.zeros(0, dtype=np.int64)]
         self._bases = np.concatenate(bases).astype(np.int64)
 
+    def _ask(self, buffers: list[pa.Buffer | None]) -> None:
+        """Ask for the pages of whole buffers at once (the file is read at random otherwise)."""
+        if self.sequential:
+            return
+        held = [b for b in buffers if b is not None and b.size]
+        starts = np.array([b.address for b in held], dtype=np.int64)
+        will_need(starts, starts + np.array([b.size for b in held], dtype=np.int64))
+
     def _column(self, name: str) -> pa.ChunkedArray:
         chunks = [b.column(name) for b in self._batches]
+        self._ask([buffer for chunk in chunks for buffer in chunk.buffers()])
         return pa.chunked_array(chunks, type=self._schema.field(name).type)
 
     @cached_property
@@ -83,8 +105,13 @@ class TokenStore:
     ) -> None:
         """Token ids ``starts[i]:stops[i]`` of the document in ``rows[i]``, for every ``i`` one
         after the other, into ``out`` (one copy from the mapped file; ``out`` holds them all)."""
+        if not len(rows):
+            return
         bases = self._bases[rows]
         low, high = bases + starts, bases + stops
+        if not self.sequential:  # every page of the batch asked for at once
+            at = self._addresses[self._chunk_of_row[rows]]
+            will_need(at + low * 4, at + high * 4)
         # Pieces that follow each other in the file (a document cut at a sequence boundary)
         # are copied as one span: a span costs more to set up than its tokens to copy.
         if len(self._values) == 1:
@@ -124,5 +151,9 @@ class TokenStore:
 
     def vocabulary(self) -> NDArray[np.int32]:
         """The distinct token ids of the store, sorted (reads every token once)."""
-        parts = [np.unique(v) for v in self._values] or [np.zeros(0, dtype=np.int32)]
+        parts = [np.zeros(0, dtype=np.int32)]
+        for address, values in zip(self._addresses.tolist(), self._values, strict=True):
+            if not self.sequential:  # chunk by chunk: the whole store may not fit in memory
+                will_need(np.array([address]), np.array([address + values.nbytes]))
+            parts.append(np.unique(values))
         return np.unique(np.concatenate(parts))

@@ -259,14 +259,14 @@ def build_store(
             pa.ipc.new_file(str(partial), SCHEMA.with_metadata(metadata)) as writer,
         ):
             for batch in _batches(manifest, split, settings, preload):
-                writer.write_batch(_tokenized(batch, encoding, eot))
+                writer.write_batch(tokenized(batch, encoding, eot))
         os.replace(partial, path)
     finally:
         partial.unlink(missing_ok=True)
     return path
 
 
-def _tokenized(batch: pa.RecordBatch, encoding: str, eot: int) -> pa.RecordBatch:
+def tokenized(batch: pa.RecordBatch, encoding: str, eot: int) -> pa.RecordBatch:
     """A batch of documents with text -> the store's columns (ids end with ``eot``)."""
     ids = token_ids(batch.column("text"), encoding=encoding)
     counts = np.diff(np.asarray(ids.offsets, dtype=np.int64)) + 1
