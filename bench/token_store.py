@@ -9,8 +9,9 @@ tokenized``, 2,048 documents a record batch), in ``bench/out/token-store-<docs>.
 (written once). The reads are a loader's first ``--batches`` batches of an epoch: every
 document once in an order shuffled by ``--seed``, packed into batches of ``--batch-size`` x
 ``--seq-len`` tokens (plus the next batch's first token, a label), each batch's pieces read
-with ``TokenStore.gather`` as the materializer reads them. Each way runs in a fresh process
-after the store's pages are dropped from the page cache (``POSIX_FADV_DONTNEED``):
+with ``TokenStore.gather`` and their document ids with ``document_ids``, as the materializer
+reads them. Each way runs in a fresh process after the store's pages are dropped from the page
+cache (``POSIX_FADV_DONTNEED``):
 
 * lakemix: the store mapped with ``MADV_RANDOM`` (``lakemix.mapped.random_access``), each
   batch's pages asked for together (``MADV_WILLNEED``), as ``MixLoader`` opens it;
@@ -20,10 +21,10 @@ after the store's pages are dropped from the page cache (``POSIX_FADV_DONTNEED``
 
 Per way: seconds to open the store and read the per-document columns a loader reads first
 (keys, repeats, lengths), then wall and CPU seconds of the batches, tokens per second, bytes read
-from disk (``/proc/self/io``), peak RSS; the batches' tokens are checked equal between the two
-ways (a checksum). With ``--memory-cap`` (root only) each process runs in a memory cgroup of
-that size (page cache included; cgroup v1 or v2): a store larger than the memory left for the
-page cache, as a pre-training mix is.
+from disk (``/proc/self/io``), peak RSS; the batches' tokens and ids are checked equal between
+the two ways (a checksum). With ``--memory-cap`` (root only) each process runs in a memory
+cgroup of that size (page cache included; cgroup v1 or v2): a store larger than the memory left
+for the page cache, as a pre-training mix is.
 """
 
 from __future__ import annotations
@@ -128,6 +129,8 @@ def child(way: str, store: Path, count: int, tokens: int, seed: int, cap: str | 
         out = np.empty(int((stops - starts).sum()), dtype=np.int64)
         opened.gather(rows, starts, stops, out)
         crc = zlib.crc32(out.tobytes(), crc)
+        # and the batch's provenance, as the materializer reads it
+        crc = zlib.crc32("".join(opened.document_ids(rows.tolist())).encode(), crc)
         total += len(out)
     seconds, cpu = time.perf_counter() - began, time.process_time() - cpu
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
