@@ -36,7 +36,7 @@ def test_a_batch_reads_its_pages_and_no_others(tmp_path: Path) -> None:
     # A shuffled loader over a store larger than memory: without the advice, each document's
     # first page would read the disk's read-ahead around it (8 MB on the bench machines).
     page = mmap.PAGESIZE
-    per_document = 4 * page // 4  # token ids of four pages
+    per_document = page  # token ids (int32): four pages a document
     documents = [[d] * (per_document - 1) for d in range(40)]  # and the end-of-text id
     path = tmp_path / "store.arrow"
     write_store(path, documents, [1] * 40)
