@@ -47,6 +47,7 @@ PENDING_FILE = "lakemix_sync.pending"
 # Every column of the relation but the key and the text: a change in any re-indexes the document.
 FINGERPRINT_COLUMNS = tuple(c for c in COLUMNS if c not in ("score", "document_id", "text"))
 MIN_HEAP_BYTES = 15_000_000  # Tantivy needs at least 15 MB for a one-thread writer.
+LOW_DISK_BYTES = 1_000_000_000  # a failed write blames the disk under this (or 1% of it) free
 
 
 @dataclass(frozen=True)
@@ -130,10 +131,14 @@ def _writing(path: Path) -> Iterator[None]:
     try:
         yield
     except ValueError as exc:
-        free = shutil.disk_usage(path).free / 1e6
+        disk = shutil.disk_usage(path)
+        free = disk.free / 1e6
+        # Tantivy raises ValueError for any failure: blame the disk only when it is nearly full.
+        full = disk.free < max(LOW_DISK_BYTES, disk.total // 100)
+        hint = "make room, then run `dbt build` again (the index holds every document's text)"
         raise SearchIndexError(
             f"writing the search index at {path} failed ({exc}); its disk has {free:,.0f} MB "
-            "free: make room, then run `dbt build` again (the index holds every document's text)"
+            f"free{': ' + hint if full else ''}"
         ) from None
 
 
