@@ -32,7 +32,7 @@ from lakemix.settings import Settings
 from lakemix.udf.tokens import DEFAULT_ENCODING, ENCODINGS, token_ids
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
 
     import duckdb
     from numpy.typing import NDArray
@@ -249,24 +249,32 @@ def build_store(
             preload.close()
         return path
     encoding = encoding or tokenizer_of(manifest)
-    eot = end_of_text(encoding)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
-    metadata = {"tag": manifest.tag, "split": split, "tokenizer": encoding, "eot": str(eot)}
-    try:
-        with (
-            missing_files(),  # a lost file of the release's tables: one line, not a trace
-            pa.ipc.new_file(str(partial), SCHEMA.with_metadata(metadata)) as writer,
-        ):
-            for batch in _batches(manifest, split, settings, preload):
-                writer.write_batch(tokenized(batch, encoding, eot))
-        os.replace(partial, path)
-    finally:
-        partial.unlink(missing_ok=True)
+    with missing_files():  # a lost file of the release's tables: one line, not a trace
+        batches = _batches(manifest, split, settings, preload)
+        write_store(path, batches, encoding, tag=manifest.tag, split=split)
     return path
 
 
-def tokenized(batch: pa.RecordBatch, encoding: str, eot: int) -> pa.RecordBatch:
+def write_store(
+    path: Path, batches: Iterable[pa.RecordBatch], encoding: str, **metadata: str
+) -> None:
+    """Tokenize ``batches`` of documents (``document_id``, ``language``, ``repeat_count``,
+    ``text``) with ``encoding`` into the store file ``path``, ``metadata`` in its schema: written
+    beside its final name and renamed into place, so readers never see a partial file."""
+    eot = end_of_text(encoding)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
+    schema = SCHEMA.with_metadata({**metadata, "tokenizer": encoding, "eot": str(eot)})
+    try:
+        with pa.ipc.new_file(str(partial), schema) as writer:
+            for batch in batches:
+                writer.write_batch(_tokenized(batch, encoding, eot))
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def _tokenized(batch: pa.RecordBatch, encoding: str, eot: int) -> pa.RecordBatch:
     """A batch of documents with text -> the store's columns (ids end with ``eot``)."""
     ids = token_ids(batch.column("text"), encoding=encoding)
     counts = np.diff(np.asarray(ids.offsets, dtype=np.int64)) + 1
