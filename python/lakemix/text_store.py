@@ -117,10 +117,10 @@ class _Segment:
         import numpy as np
         import pyarrow as pa
 
-        chunk = np.searchsorted(self.offsets, rows, side="right") - 1
-        order = np.argsort(chunk, kind="stable")
         if not len(rows):
             return pa.array([], pa.large_string())
+        chunk = np.searchsorted(self.offsets, rows, side="right") - 1
+        order = np.argsort(chunk, kind="stable")
         ordered = chunk[order]
         cuts = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
         chunks = ordered[np.append(0, cuts)].tolist()
@@ -142,8 +142,8 @@ def _prefetch(arrays: list[pa.Array], rows: list[NDArray[np.int64]]) -> None:
     held = [i for i, (_, offsets, data) in enumerate(buffers) if offsets and data]
     if not held:
         return
-    at = [buffers[i][1].address + 8 * (arrays[i].offset + rows[i]) for i in held]
-    will_need(np.concatenate(at), np.concatenate(at) + 16)
+    at = np.concatenate([buffers[i][1].address + 8 * (arrays[i].offset + rows[i]) for i in held])
+    will_need(at, at + 16)
     starts, stops = [], []
     for i in held:
         _, offsets, data = buffers[i]

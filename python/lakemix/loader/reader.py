@@ -56,11 +56,10 @@ class TokenStore:
 
     def _ask(self, buffers: list[pa.Buffer | None]) -> None:
         """Ask for the pages of whole buffers at once (the file is read at random otherwise)."""
-        if self.sequential:
-            return
-        held = [b for b in buffers if b is not None and b.size]
-        starts = np.array([b.address for b in held], dtype=np.int64)
-        will_need(starts, starts + np.array([b.size for b in held], dtype=np.int64))
+        if not self.sequential:
+            held = [b for b in buffers if b is not None]
+            starts = np.array([b.address for b in held], dtype=np.int64)
+            will_need(starts, starts + np.array([b.size for b in held], dtype=np.int64))
 
     def _column(self, name: str) -> pa.ChunkedArray:
         chunks = [b.column(name) for b in self._batches]
@@ -109,8 +108,9 @@ class TokenStore:
             return
         bases = self._bases[rows]
         low, high = bases + starts, bases + stops
+        chunk = self._chunk_of_row[rows]
         if not self.sequential:  # every page of the batch asked for at once
-            at = self._addresses[self._chunk_of_row[rows]]
+            at = self._addresses[chunk]
             will_need(at + low * 4, at + high * 4)
         # Pieces that follow each other in the file (a document cut at a sequence boundary)
         # are copied as one span: a span costs more to set up than its tokens to copy.
@@ -120,7 +120,6 @@ class TokenStore:
             values = self._values[0]
             spans = [values[a:b] for a, b in zip(lows, highs, strict=True)]
         else:
-            chunk = self._chunk_of_row[rows]
             cut = np.flatnonzero((low[1:] != high[:-1]) | (chunk[1:] != chunk[:-1]))
             lows, highs = low[np.append(0, cut + 1)].tolist(), high[np.append(cut, -1)].tolist()
             chunks = chunk[np.append(0, cut + 1)].tolist()
@@ -152,8 +151,7 @@ class TokenStore:
     def vocabulary(self) -> NDArray[np.int32]:
         """The distinct token ids of the store, sorted (reads every token once)."""
         parts = [np.zeros(0, dtype=np.int32)]
-        for address, values in zip(self._addresses.tolist(), self._values, strict=True):
-            if not self.sequential:  # chunk by chunk: the whole store may not fit in memory
-                will_need(np.array([address]), np.array([address + values.nbytes]))
+        for values in self._values:  # chunk by chunk: the whole store may not fit in memory
+            self._ask([pa.py_buffer(values)])  # the mapped ids themselves, not a copy
             parts.append(np.unique(values))
         return np.unique(np.concatenate(parts))
