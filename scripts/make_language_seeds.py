@@ -345,6 +345,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         "fineweb",
     ),
     _default("fineweb_max_newline_word_ratio", "newline_word_ratio", "<=", 0.3, "fineweb"),
+    # The trained quality model (var lakemix_quality_model): its family is off by default.
+    _default("model_min_quality_score", "quality_score", ">=", 0.5, "model"),
 )
 
 # The rules FineWeb-2 sets per language (fineweb-2-pipeline.py, steps 3 and 5), in seed order.

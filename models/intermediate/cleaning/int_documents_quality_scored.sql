@@ -1,7 +1,8 @@
 {{ config(incremental=true, post_hook="{{ lakemix.release_udfs('quality') }}") }}
 {{ lakemix.cache_key({
     'stop_words': lakemix.relation_digest(ref('stop_words'), ['language', 'word']),
-}, udfs=['quality']) }}
+    'quality_model': lakemix.quality_model_digest(),
+}, udfs=['quality', 'quality_model']) }}
 
 {#- Every signal of every document, measured once (incremental: documents added since the last
     run only). The words of a document are its language's: the UDF segments the languages
@@ -9,7 +10,11 @@
     from the stop_words seed (so a release rebuilds with the stop words it was made with; the
     seed's digest is in the cache key, so changed stop words refuse an incremental run). The
     only model that calls the UDF: its post-hook drops the segmenters it loaded (release_udfs),
-    some 400 MB the rest of the build would otherwise carry. -#}
+    some 400 MB the rest of the build would otherwise carry.
+    quality_score is the trained quality model's probability that the document is worth keeping
+    (var lakemix_quality_model: the model that ships with lakemix, or a file of `lakemix quality
+    train`); the model's digest is in the cache key, so a new model refuses an incremental run
+    and the full refresh re-scores every document. -#}
 
 with
 
@@ -38,7 +43,10 @@ documents_measured as (
             documents.text,
             documents.language,
             stop_words_per_language.stop_words
-        ) as signals
+        ) as signals,
+        lakemix_quality_score(
+            documents.text, '{{ var("lakemix_quality_model") | replace("'", "''") }}'
+        ) as quality_score
     from documents
     left join stop_words_per_language
         on documents.language = stop_words_per_language.language
@@ -49,7 +57,8 @@ documents_quality_scored as (
         document_id,
         language,
         language_score,
-        {{ lakemix.struct_columns('signals') }}
+        {{ lakemix.struct_columns('signals') }},
+        quality_score
     from documents_measured
 )
 

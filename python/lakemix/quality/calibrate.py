@@ -114,6 +114,7 @@ def _signal_values(
     from lakemix.udf.langid import identify_language
     from lakemix.udf.normalize import normalize_texts
     from lakemix.udf.quality import quality_signals
+    from lakemix.udf.quality_model import quality_scores
 
     texts = normalize_texts(pa.array(documents, pa.large_string()))
     languages = pa.array([language] * len(documents), pa.string())
@@ -123,6 +124,8 @@ def _signal_values(
         field.name: signals.field(field.name).cast(pa.float64()).to_numpy(zero_copy_only=False)
         for field in signals.type
     }
+    scores = quality_scores(texts, seeds.quality_model)
+    out["quality_score"] = scores.to_numpy(zero_copy_only=False)
     identified = identify_language(texts)
     out["language"] = np.array(identified.field("language").to_pylist(), dtype=object)
     out[LANGUAGE_SCORE] = identified.field(LANGUAGE_SCORE).to_numpy(zero_copy_only=False)

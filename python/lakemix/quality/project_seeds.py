@@ -58,6 +58,8 @@ class ProjectSeeds:
         thresholds: Every row of seeds/quality_thresholds.csv.
         stop_words: Stop words per language (seeds/stop_words.csv).
         families: The filter families ``lakemix_filter_families`` in dbt_project.yml switches on.
+        quality_model: The var ``lakemix_quality_model``: ``default`` or a model file's path
+            (relative to ``root``, where dbt runs).
     """
 
     root: Path
@@ -65,6 +67,7 @@ class ProjectSeeds:
     thresholds: list[dict[str, str]]
     stop_words: dict[str, list[str]]
     families: list[str]
+    quality_model: str = "default"
 
     @property
     def calibrated_path(self) -> Path:
@@ -119,12 +122,21 @@ def _rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-def _families(root: Path) -> list[str]:
+def _vars(root: Path) -> dict[str, object]:
     import yaml
 
     project = yaml.safe_load((root / "dbt_project.yml").read_text(encoding="utf-8")) or {}
-    families = (project.get("vars") or {}).get("lakemix_filter_families") or []
-    return [str(f) for f in families]
+    return dict(project.get("vars") or {})
+
+
+def _families(root: Path) -> list[str]:
+    families = _vars(root).get("lakemix_filter_families") or []
+    return [str(f) for f in families]  # type: ignore[attr-defined]
+
+
+def _quality_model(root: Path) -> str:
+    model = str(_vars(root).get("lakemix_quality_model") or "default")
+    return model if model == "default" else str(root / model)
 
 
 def load_project_seeds(root: Path | None = None) -> ProjectSeeds:
@@ -149,4 +161,5 @@ def load_project_seeds(root: Path | None = None) -> ProjectSeeds:
         thresholds=_rows(seeds / QUALITY_THRESHOLDS),
         stop_words=stop_words,
         families=_families(root),
+        quality_model=_quality_model(root),
     )

@@ -141,5 +141,10 @@ def load(path: Path) -> QualityModel:
 
 
 def file_digest(path: Path) -> str:
-    """SHA-256 of a model file's bytes (what names the model)."""
+    """SHA-256 of a model file's bytes (what names the model), once the file reads as a model.
+
+    Raises:
+        ModelFileError: ``path`` is missing or is no readable quality model.
+    """
+    load(path)
     return hashlib.sha256(path.read_bytes()).hexdigest()

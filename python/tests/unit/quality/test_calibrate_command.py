@@ -76,7 +76,7 @@ def test_catalan_calibration_relaxes_and_writes_once(tmp_path: Path) -> None:
         CATALAN, language="ca", percentile=2, sentences=True, lines="even", seeds=seeds
     )
     rules = {r.rule.rule: r for r in result.rules}
-    assert "min_language_score" not in rules and len(rules) == 30
+    assert "min_language_score" not in rules and len(rules) == 31  # 30 signals + the model
     alpha = rules["gopher_min_alpha_word_fraction"]
     assert alpha.rejected_share > 0.2 and alpha.is_relaxed
     assert alpha.proposed < alpha.rule.threshold and alpha.proposed_rejected_share <= 0.02
