@@ -25,6 +25,7 @@ _ELSEWHERE = {
     "report": ("lakemix.quality", "commands", "report_command"),
     "review": ("lakemix.quality", "commands", "review_group"),
     "runs": ("lakemix.tracking", "commands", "runs_command"),
+    "quality": ("lakemix.quality", "commands", "quality_group"),
     "search": ("lakemix.search", "commands", "search_command"),
     "show": ("lakemix.loader", "show", "show_command"),  # show TAG (its tracked runs), --run RUN
     "spark": ("lakemix.spark", "commands", "spark_group"),

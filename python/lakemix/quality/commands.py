@@ -1,4 +1,4 @@
-"""CLI commands for data quality: search, report, review sample and label, calibrate."""
+"""CLI commands for data quality: report, calibrate, review sample and label, quality train."""
 
 from __future__ import annotations
 
@@ -269,3 +269,59 @@ def _prompt_verdicts(path: Path, reviewer: str) -> list[Verdict]:
                 )
             )
     return verdicts
+
+
+@click.group("quality")
+def quality_group() -> None:
+    """The trained quality model: train one from labelled documents."""
+
+
+@quality_group.command("train")
+@click.option(
+    "--labels",
+    "labels",
+    required=True,
+    multiple=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="JSON Lines: text, label (keep/drop), optional language and source. Repeatable.",
+)
+@click.option(
+    "--holdout-source",
+    help="Measure on the documents of this source, fit on the others (the project's rule: fit"
+    " on one source, report on another). Default: a tenth of every source.",
+)
+@click.option("--seed", default=0, show_default=True, help="Seed of the training order.")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Model file to write (default: LAKEMIX_HOME/quality_models/<digest>.lqm).",
+)
+def quality_train_command(
+    labels: tuple[Path, ...], holdout_source: str | None, seed: int, out: Path | None
+) -> None:
+    """Train a quality model; print its held-out figures and how a build uses it."""
+    from lakemix.quality.training import train_from_labels
+    from lakemix.settings import Settings
+
+    settings = Settings.from_env()
+    result = train_from_labels(
+        list(labels),
+        out_folder=settings.home / "quality_models",
+        holdout_source=holdout_source,
+        seed=seed,
+        out=out,
+    )
+    m = result.metrics
+    click.echo(
+        f"fit on {result.fitted:,} documents; held out {result.held_out:,} ({result.held_out_by}):"
+        f" accuracy {m['accuracy']:.3f}, keep precision {m['precision']:.3f}"
+        f" recall {m['recall']:.3f}"
+    )
+    if holdout_source is None:
+        click.echo("  (held out from the sources it was fit on: give --holdout-source to judge it)")
+    click.echo(f"wrote {result.path} (sha256 {result.digest})")
+    path = result.path.resolve()
+    click.echo(
+        f"use it: set the var lakemix_quality_model: {path} (dbt_project.yml), then "
+        "`dbt build --select int_documents_quality_scored+ --full-refresh`"
+    )

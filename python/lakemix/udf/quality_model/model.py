@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from lakemix.errors import LakemixError
+
 if TYPE_CHECKING:
     import pyarrow as pa
 
@@ -25,7 +27,7 @@ MAGIC = b"LAKEMIX-QM1\n"
 FEATURES = 1  # the feature definition of kernel.features; bump when it changes
 
 
-class ModelFileError(ValueError):
+class ModelFileError(LakemixError, ValueError):
     """A quality model file that cannot be read: names the file and what is wrong."""
 
 

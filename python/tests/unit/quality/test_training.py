@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from lakemix.cli import main
+from lakemix.quality.synthetic import clean_documents, junk_documents
+from lakemix.quality.training import LabelsError, read_labels, train_from_labels
+from lakemix.udf.quality_model import load
+
+SENTENCES = [
+    f"Die {noun} in {place} war am {day} {adjective}, sagte der {person} gestern Abend."
+    for noun in ("Brücke", "Schule", "Bibliothek", "Kirche", "Bahn")
+    for place in ("Bern", "Graz", "Köln", "Kiel")
+    for day in ("Montag", "Freitag", "Sonntag")
+    for adjective in ("geschlossen", "voll", "ruhig")
+    for person in ("Bürgermeister", "Lehrer")
+]
+
+
+def write_labels(path: Path, source: str) -> Path:
+    clean = clean_documents(SENTENCES, key=source, language="de")
+    junk = junk_documents(SENTENCES, key=source, language="de", count=len(clean))
+    rows = [{"text": t, "label": "keep", "language": "de", "source": source} for t in clean]
+    rows += [{"text": t, "label": "drop", "language": "de", "source": source} for _, t in junk]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_fit_on_one_source_report_on_another(tmp_path: Path) -> None:
+    files = [write_labels(tmp_path / "a.jsonl", "a"), write_labels(tmp_path / "b.jsonl", "b")]
+    result = train_from_labels(files, out_folder=tmp_path / "models", holdout_source="b")
+    assert result.path == tmp_path / "models" / f"{result.digest[:12]}.lqm"
+    assert result.held_out_by == "source b"
+    assert result.metrics["accuracy"] >= 0.9
+    model = load(result.path)
+    assert model.info["held_out"]["documents"] == result.held_out
+    assert model.info["labels_sha256"] == read_labels(files)[1]
+    again = train_from_labels(files, out_folder=tmp_path / "again", holdout_source="b")
+    assert again.digest == result.digest  # same labels and seed: the same model
+
+
+def test_cli_trains_and_says_how_to_use_the_model(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("LAKEMIX_HOME", str(tmp_path / "home"))
+    labels = write_labels(tmp_path / "a.jsonl", "a")
+    result = CliRunner().invoke(main, ["quality", "train", "--labels", str(labels)])
+    assert result.exit_code == 0, result.output
+    assert "held out" in result.output and "same sources" in result.output
+    assert "give --holdout-source" in result.output
+    assert "lakemix_quality_model:" in result.output
+    assert len(list((tmp_path / "home" / "quality_models").glob("*.lqm"))) == 1
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("not json", "a.jsonl:1: not JSON"),
+        ('{"label": "keep"}', "a.jsonl:1: needs an object with a string field text"),
+        ('{"text": "x", "label": "maybe"}', "a.jsonl:1: label must be keep or drop"),
+    ],
+)
+def test_bad_labels_are_one_line_naming_file_and_line(
+    tmp_path: Path, line: str, message: str
+) -> None:
+    path = tmp_path / "a.jsonl"
+    path.write_text(line + "\n")
+    result = CliRunner().invoke(main, ["quality", "train", "--labels", str(path)])
+    assert result.exit_code == 1
+    assert message in result.output and "Traceback" not in result.output
+
+
+def test_unknown_holdout_source_names_the_sources(tmp_path: Path) -> None:
+    labels = write_labels(tmp_path / "a.jsonl", "a")
+    with pytest.raises(LabelsError, match=r"no document has source 'zz'; sources: \['a'\]"):
+        train_from_labels([labels], out_folder=tmp_path, holdout_source="zz")
