@@ -25,6 +25,7 @@ RAW_QUARANTINE = f"{RAW}.quarantine"
 
 # intermediate: private to dbt; Python reads them only to explain a document or a release.
 LANGUAGE_SCORED = f"{INTERMEDIATE}.int_documents_language_scored"
+QUALITY_SCORED = f"{INTERMEDIATE}.int_documents_quality_scored"
 QUALITY_FILTERED = f"{INTERMEDIATE}.int_documents_quality_filtered"
 DEDUPLICATED = f"{INTERMEDIATE}.int_documents_deduplicated"
 PII_REDACTED = f"{INTERMEDIATE}.int_documents_pii_redacted"

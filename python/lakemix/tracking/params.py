@@ -42,6 +42,11 @@ def release_params(manifest: Manifest) -> dict[str, str]:
         "release.mix": manifest.mix,
         "release.checksum": manifest.checksum,
         "release.config_hash": manifest.config_hash,
+        **(
+            {"release.quality_model": str(manifest.quality_model["sha256"])}
+            if manifest.quality_model.get("sha256")
+            else {}
+        ),
         **flatten("mix", {k: v for k, v in (mix or {}).items() if k != "description"}),
         **flatten("vars", dict(manifest.vars)),
     }

@@ -97,6 +97,11 @@ def show_command(tag: str) -> None:
     click.echo(f"dbt invocation {m.dbt_invocation_id}")
     click.echo("versions: " + ", ".join(f"{k} {v}" for k, v in m.versions.items()))
     click.echo("vars: " + ", ".join(f"{k}={v}" for k, v in sorted(m.vars.items())))
+    if m.quality_model:
+        q = m.quality_model
+        trained = q.get("trained") or {}
+        by = trained.get("trained_by", "a file that has changed since the build")
+        click.echo(f"quality model: {q.get('name')} sha256 {q.get('sha256')}, trained by {by}")
     click.echo("")
     snapshots = [(name, str(e.snapshot_id)) for name, e in m.snapshots.items()]
     table(snapshots, ("table", "snapshot"), sys.stdout)

@@ -71,6 +71,7 @@ class Manifest:
     versions: Mapping[str, str] = field(default_factory=dict)
     stats: tuple[SplitStats, ...] = ()
     objectives: Mapping[str, Any] = field(default_factory=dict)
+    quality_model: Mapping[str, Any] = field(default_factory=dict)
     document: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -154,6 +155,7 @@ def parse_manifest(document: Any, source: str) -> Manifest:
         versions={str(k): str(v) for k, v in reader.mapping(document, "versions", False).items()},
         stats=stats,
         objectives=reader.mapping(document, "objectives", required=False),
+        quality_model=reader.mapping(document, "quality_model", required=False),
         document=document,
     )
 

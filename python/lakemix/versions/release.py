@@ -20,7 +20,7 @@ from lakemix.iceberg.views import scan_sql
 from lakemix.mix.spec import NAME
 from lakemix.objectives.config import parse_objectives
 from lakemix.settings import Settings, project_root
-from lakemix.tables import CLEAN_DOCUMENTS, RELEASES, mix_table
+from lakemix.tables import CLEAN_DOCUMENTS, QUALITY_SCORED, RELEASES, mix_table
 from lakemix.versions import builds, gate
 from lakemix.versions.checksum import mix_checksum
 from lakemix.versions.manifest import Manifest, parse_manifest
@@ -223,11 +223,35 @@ def release(
         "versions": {p: importlib.metadata.version(p) for p in PACKAGES},
         "stats": _stats(conn, mix_scan),
         "objectives": objectives,
+        "quality_model": quality_model(tables, variables),
     }
     conn.close()
     manifest = parse_manifest(orjson.loads(orjson.dumps(document)), f"release {tag}")
     _commit(catalog, settings, manifest, tables)
     return manifest
+
+
+def quality_model(tables: dict[str, Table], variables: dict[str, Any]) -> dict[str, Any]:
+    """The quality model that scored the release's documents: the var that named it, the SHA-256
+    the scoring model recorded in its cache key (what actually scored the pinned rows), and,
+    when the file the var names still has that digest, what it was trained on and its held-out
+    figures. Empty when the mix does not depend on the scores."""
+    from lakemix.dbt.cache_key import recorded
+    from lakemix.udf.quality_model import ModelFileError, file_digest, load, resolve
+
+    table = tables.get(QUALITY_SCORED)
+    key = recorded(table) if table is not None else None
+    if key is None:
+        return {}
+    name = str(variables.get("lakemix_quality_model") or "default")
+    digest = (orjson.loads(key).get("settings") or {}).get("quality_model") or None
+    out: dict[str, Any] = {"name": name, "sha256": digest}
+    try:
+        if digest and file_digest(resolve(name)) == digest:
+            out["trained"] = load(resolve(name)).info
+    except ModelFileError:
+        pass  # the file moved or changed since the build: the digest still names the model
+    return out
 
 
 def _commit(

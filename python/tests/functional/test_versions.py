@@ -52,6 +52,15 @@ def test_release_diff_gc_and_rebuild(lakehouse: Settings, project: Path) -> None
     )
     assert sorted(tags(lakehouse, "v1")) == sorted(v1.snapshots)
     assert "seeds/quality_thresholds.csv" in v1.config_files
+    # the model that scored the pinned rows, by the digest the scoring model recorded
+    from lakemix.udf.quality_model import DEFAULT_MODEL, file_digest
+
+    assert v1.quality_model["name"] == "default"
+    assert v1.quality_model["sha256"] == file_digest(DEFAULT_MODEL)
+    assert v1.quality_model["trained"]["trained_by"] == "scripts/train_quality_model.py"
+    assert f"quality model: default sha256 {file_digest(DEFAULT_MODEL)}" in (
+        lakemix("show", "v1").output
+    )
     again = lakemix("release", "demo_unimax", "--tag", "v1", *UNREVIEWED)
     assert again.exit_code == 1 and "exists already" in again.output
 

@@ -40,6 +40,11 @@ def test_params_name_the_mix_filter_and_release_settings() -> None:
     }
 
 
+def test_params_name_the_quality_model_a_release_recorded() -> None:
+    manifest = {**MANIFEST, "quality_model": {"name": "default", "sha256": "cd" * 32}}
+    assert release_params(parse_manifest(manifest, "test"))["release.quality_model"] == "cd" * 32
+
+
 def test_a_long_value_is_cut_to_mlflows_limit() -> None:
     assert len(flatten("x", "a" * (MAX_VALUE + 10))["x"]) == MAX_VALUE
 

@@ -152,7 +152,7 @@ def test_the_shipped_model_is_what_its_script_writes(tmp_path: Path) -> None:
     root = Path(__file__).resolve().parents[4]
     out = tmp_path / "default.lqm"
     subprocess.run(
-        [sys.executable, root / "scripts" / "train_quality_model.py", "--out", out, "--no-report"],
+        [sys.executable, root / "scripts" / "train_quality_model.py", "--out", out],
         check=True,
         capture_output=True,
     )
