@@ -345,7 +345,17 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         "fineweb",
     ),
     _default("fineweb_max_newline_word_ratio", "newline_word_ratio", "<=", 0.3, "fineweb"),
-    # The trained quality model (var lakemix_quality_model): its family is off by default.
+    # Floors: what nobody keeps, whatever the model says (empty or near-empty text, lorem
+    # ipsum, hashtag and ellipsis lists, bullet-only pages); with the family gopher_repetition
+    # (repeated-line and n-gram spam) they bound the model, which decides between them.
+    # Gopher's and C4's values, under their own names so the family stands alone.
+    _default("floor_min_words", "word_count", ">=", 50, "floor"),
+    _default("floor_max_words", "word_count", "<=", 100000, "floor"),
+    _default("floor_max_hash_word_ratio", "hash_word_ratio", "<=", 0.1, "floor"),
+    _default("floor_max_ellipsis_word_ratio", "ellipsis_word_ratio", "<=", 0.1, "floor"),
+    _default("floor_max_bullet_line_fraction", "bullet_line_fraction", "<=", 0.9, "floor"),
+    _default("floor_no_lorem_ipsum", "c4_has_lorem_ipsum", "<=", 0, "floor"),
+    # The trained quality model (var lakemix_quality_model) decides between the floors.
     _default("model_min_quality_score", "quality_score", ">=", 0.5, "model"),
 )
 
