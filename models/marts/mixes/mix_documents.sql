@@ -41,8 +41,14 @@ documents_planned as (
             documents.language = plans.language
             and documents.source_id = plans.source_id
     where
-        plans.min_language_score is null
-        or documents.language_score >= plans.min_language_score
+        (
+            plans.min_language_score is null
+            or documents.language_score >= plans.min_language_score
+        )
+        and (
+            plans.min_quality_score is null
+            or documents.quality_score >= plans.min_quality_score
+        )
 ),
 
 documents_ranked as (

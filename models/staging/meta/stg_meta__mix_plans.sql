@@ -23,7 +23,8 @@ plans as (
         min_language_score,
         upsample_max_factor,
         tokenizer,
-        planned_at
+        planned_at,
+        min_quality_score
     from source_plans
     where mix_name = '{{ var("lakemix_mix") }}'
 )

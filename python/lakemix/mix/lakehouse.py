@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -47,11 +47,7 @@ def available_tokens(
         if spec.upsample_max_factor is None
         else f"least(duplicate_cluster_size, {int(spec.upsample_max_factor)})"
     )
-    score = (
-        ""
-        if spec.min_language_score is None
-        else f"where language_score >= {float(spec.min_language_score)}"
-    )
+    score, _ = selection(spec, conn, table.metadata_location)
     rows = conn.execute(
         f"""
         select language, source_id, sum(token_count * {factor}), string_agg(distinct tokenizer, ',')
@@ -87,20 +83,56 @@ def column_tokens(spec: MixSpec, settings: Settings | None = None) -> dict[str, 
             f"mix {spec.name}: groups.by: {CLEAN_DOCUMENTS} has no column {spec.groups.by!r}; "
             f"its columns: {', '.join(columns)}"
         )
-    score = (
+    conn = duck.connect(settings=settings)
+    score, _ = selection(spec, conn, table.metadata_location)
+    rows = conn.execute(
+        f'select cast("{spec.groups.by}" as varchar), sum(token_count) '
+        f"from iceberg_scan('{table.metadata_location}') {score} group by 1"
+    ).fetchall()
+    return {str(value): float(tokens) for value, tokens in rows if value is not None and tokens}
+
+
+def quality_floors(spec: MixSpec, conn: Any, location: str) -> dict[str, float]:
+    """The lowest ``quality_score`` the mix keeps, per language of the clean mart at
+    ``location``: the mix's ``min_quality.quality_score`` for every language, or, with
+    ``quality_top_fraction``, each language's score at that share from the top (among the
+    documents its language-score floor keeps); empty when the mix selects by no score. The plan
+    records them (``meta.mix_plans.min_quality_score``), so a mix rebuilt from its plan selects
+    the same documents."""
+    if spec.min_quality_score is None and spec.quality_top_fraction is None:
+        return {}
+    language_floor = (
         ""
         if spec.min_language_score is None
         else f"where language_score >= {float(spec.min_language_score)}"
     )
-    rows = (
-        duck.connect(settings=settings)
-        .execute(
-            f'select cast("{spec.groups.by}" as varchar), sum(token_count) '
-            f"from iceberg_scan('{table.metadata_location}') {score} group by 1"
-        )
-        .fetchall()
+    value = (
+        f"cast('{float(spec.min_quality_score)!r}' as double)"
+        if spec.min_quality_score is not None
+        else f"quantile_disc(quality_score, {1.0 - float(spec.quality_top_fraction or 0)})"
     )
-    return {str(value): float(tokens) for value, tokens in rows if value is not None and tokens}
+    rows = conn.execute(
+        f"select language, {value} from iceberg_scan('{location}') {language_floor} group by 1"
+    ).fetchall()
+    return {str(lang): float(floor) for lang, floor in rows if floor is not None}
+
+
+def selection(spec: MixSpec, conn: Any, location: str) -> tuple[str, dict[str, float]]:
+    """The ``where`` clause over the clean mart that a mix's ``min_quality`` keeps, and the
+    quality floors per language behind it (``quality_floors``)."""
+    floors = quality_floors(spec, conn, location)
+    conditions = []
+    if spec.min_language_score is not None:
+        conditions.append(f"language_score >= {float(spec.min_language_score)}")
+    if floors:
+        # doubles, as the plan stores them: a bare literal is a DECIMAL, and comparing with it
+        # truncates the score to the literal's scale (a document at the floor fell out)
+        cases = " ".join(
+            f"when '{lang}' then cast('{floor!r}' as double)"
+            for lang, floor in sorted(floors.items())
+        )
+        conditions.append(f"quality_score >= (case language {cases} else 2.0 end)")
+    return ("where " + " and ".join(conditions)) if conditions else "", floors
 
 
 def write_plan(plan: MixPlan, settings: Settings | None = None) -> None:
@@ -110,6 +142,12 @@ def write_plan(plan: MixPlan, settings: Settings | None = None) -> None:
     spec = plan.spec
     languages = {p.language: p for p in plan.languages}
     now = datetime.now(UTC)
+    catalog = open_catalog(settings)
+    floors = quality_floors(
+        spec,
+        duck.connect(settings=settings or Settings.from_env()),
+        catalog.load_table(CLEAN_DOCUMENTS).metadata_location,
+    )
     rows = [
         {
             "mix_name": spec.name,
@@ -125,6 +163,7 @@ def write_plan(plan: MixPlan, settings: Settings | None = None) -> None:
             "seed": spec.seed,
             "validation_fraction": spec.validation_fraction,
             "min_language_score": spec.min_language_score,
+            "min_quality_score": floors.get(lang),
             "upsample_max_factor": spec.upsample_max_factor,
             "tokenizer": spec.tokenizer,
             "planned_at": now,
@@ -149,10 +188,13 @@ def write_plan(plan: MixPlan, settings: Settings | None = None) -> None:
             ("upsample_max_factor", pa.int64()),
             ("tokenizer", pa.string()),
             ("planned_at", pa.timestamp("us", tz="UTC")),
+            ("min_quality_score", pa.float64()),
         ]
     )
-    catalog = open_catalog(settings)
-    ensure_table(catalog, MIX_PLANS, schema)
+    table = ensure_table(catalog, MIX_PLANS, schema)
+    if "min_quality_score" not in table.schema().column_names:  # a lakehouse from before it
+        with table.update_schema() as update:
+            update.union_by_name(schema)
 
     def attempt(table: Table) -> None:
         with table.transaction() as tx, warnings.catch_warnings():

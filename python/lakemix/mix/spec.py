@@ -63,6 +63,8 @@ class MixSpec:
     weights: dict[str, float] = field(default_factory=dict)  # explicit
     sources: dict[str, SourceRule] = field(default_factory=dict)
     min_language_score: float | None = None
+    min_quality_score: float | None = None  # keep documents the quality model scores this high
+    quality_top_fraction: float | None = None  # or the best-scored share of each language
     upsample_max_factor: int | None = None
     validation_fraction: float = 0.0
     tokenizer: str = "cl100k"
@@ -180,9 +182,19 @@ def parse(raw: Any, where: str) -> MixSpec:
         )
 
     quality = raw.get("min_quality") or {}
-    if not isinstance(quality, dict) or set(quality) - {"language_score"}:
-        raise _fail(where, "min_quality", "supports only language_score")
+    known = {"language_score", "quality_score", "quality_top_fraction"}
+    if not isinstance(quality, dict) or set(quality) - known:
+        raise _fail(where, "min_quality", f"supports {', '.join(sorted(known))}, got {quality!r}")
+    if {"quality_score", "quality_top_fraction"} <= set(quality):
+        raise _fail(
+            where,
+            "min_quality",
+            "give quality_score (a threshold) or quality_top_fraction (the best share of each "
+            "language), not both",
+        )
     score = quality.get("language_score")
+    model_score = quality.get("quality_score")
+    top = quality.get("quality_top_fraction")
     upsample = raw.get("upsample_by_cluster_size")
     factor = None
     if upsample not in (None, False):
@@ -210,6 +222,12 @@ def parse(raw: Any, where: str) -> MixSpec:
         min_language_score=None
         if score is None
         else _number(where, "min_quality.language_score", score, low=0.0, high=1.0),
+        min_quality_score=None
+        if model_score is None
+        else _number(where, "min_quality.quality_score", model_score, low=0.0, high=1.0),
+        quality_top_fraction=None
+        if top is None
+        else _number(where, "min_quality.quality_top_fraction", top, low=1e-9, high=1.0),
         upsample_max_factor=factor,
         validation_fraction=_number(
             where, "validation_fraction", raw.get("validation_fraction", 0.0), low=0.0, high=0.5

@@ -61,6 +61,17 @@ def snapshot(settings: Settings, name: str) -> int | None:
 def test_calibration_keeps_more_and_recomputes_no_signal(
     lakehouse: Settings, project: Path, tmp_path: Path
 ) -> None:
+    # The rules calibrated here belong to the families FineWeb ran, which the project's default
+    # (floors and the quality model) leaves off: switch them on, as a user filtering so would.
+    config = project / "dbt_project.yml"
+    default = "lakemix_filter_families: [language, floor, gopher_repetition, model]"
+    assert default in config.read_text()
+    config.write_text(
+        config.read_text().replace(
+            default,
+            "lakemix_filter_families: [language, gopher_quality, gopher_repetition, c4, fineweb]",
+        )
+    )
     seed = project / "seeds" / "calibrated_thresholds.csv"
     seed.write_text(seed.read_text().split("\n", 1)[0] + "\n")  # no calibration yet
     documents = tmp_path / "leipzig.jsonl"

@@ -53,3 +53,44 @@ def test_plan_and_build_mixes(
     missing = runner.invoke(main, ["mix", "plan", "no_such_mix"])
     assert missing.exit_code == 1
     assert "no mix named 'no_such_mix'" in missing.output and "demo_unimax" in missing.output
+
+
+def test_a_mix_keeps_the_best_scored_share_of_each_language(
+    lakehouse: Settings, project: Path, tmp_path: Path
+) -> None:
+    ingest([WEB / "dolma_cc2019"], source="dolma_cc2019", fmt="jsonl")
+    dbt("build", tmp=tmp_path)
+    (project / "mixes" / "best_half.yml").write_text(
+        "name: best_half\ntoken_budget: 100000\nlanguages: all\n"
+        "strategy: {kind: unimax, max_epochs: 1}\nseed: 3\n"
+        "min_quality: {quality_top_fraction: 0.5}\n"
+    )
+    built = CliRunner().invoke(main, ["mix", "build", "best_half"])
+    assert built.exit_code == 0, built.output
+    conn = duck.connect(lakehouse.duckdb_path, settings=lakehouse, read_only=True)
+    floors = dict(
+        conn.execute(
+            "select language, any_value(min_quality_score) from meta.mix_plans "
+            "where mix_name = 'best_half' group by 1"
+        ).fetchall()
+    )
+    expected = dict(
+        conn.execute(
+            "select language, quantile_disc(quality_score, 0.5) from marts.fct_clean_documents "
+            "group by 1"
+        ).fetchall()
+    )
+    assert floors and all(floors[lang] == expected[lang] for lang in floors)
+    below = conn.execute(
+        "select count(*) from marts.mix_best_half as m inner join marts.fct_clean_documents "
+        "as d using (document_id) inner join meta.mix_plans as p on p.mix_name = 'best_half' "
+        "and p.language = d.language and p.source_id = d.source_id "
+        "where d.quality_score < p.min_quality_score"
+    ).fetchone()
+    assert below == (0,)
+    english = conn.execute(
+        "select (select count(distinct document_id) from marts.mix_best_half as m inner join "
+        "marts.fct_clean_documents using (document_id) where m.language = 'en'), "
+        "(select count(*) from marts.fct_clean_documents where language = 'en')"
+    ).fetchone()
+    assert english is not None and 0 < english[0] <= english[1] / 2 + 1

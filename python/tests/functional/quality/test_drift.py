@@ -34,7 +34,7 @@ def test_drift_blocks_a_release_unless_explained(lakehouse: Settings, project: P
         assert done.exit_code == 0, done.output
     select = ["-s", "int_documents_quality_filtered", DRIFT_TEST]
 
-    # A broken filter: the FineWeb punctuation rule now rejects every document (a rule the unit
+    # A broken filter: the quality model's rule now rejects every document (a rule the unit
     # test of the model does not pin, so the model still builds).
     model = project / FILTERED
     original = model.read_text()
@@ -43,7 +43,7 @@ def test_drift_blocks_a_release_unless_explained(lakehouse: Settings, project: P
     model.write_text(
         original.replace(
             check,
-            "\"(candidate.rule = 'fineweb_min_line_punct_fraction'\""
+            "\"(candidate.rule = 'model_min_quality_score'\""
             " ~ ' and ' ~ value ~ ' <= 1) or ' ~ " + check,
         )
     )
@@ -56,16 +56,16 @@ def test_drift_blocks_a_release_unless_explained(lakehouse: Settings, project: P
 
     # The same rate change made by the configuration is explained, so it passes: a threshold
     # changed in quality_thresholds, or a calibrated one (every English document now fails
-    # gopher_min_words).
+    # floor_min_words).
     model.write_text(original)
     calibrated = project / "seeds" / "calibrated_thresholds.csv"
     header = calibrated.read_text().split("\n", 1)[0]
-    calibrated.write_text(f"{header}\nen,gopher_min_words,1000000,1,test,20,2026-01-01\n")
+    calibrated.write_text(f"{header}\nen,floor_min_words,1000000,1,test,20,2026-01-01\n")
     seeds = project / "seeds" / "quality_thresholds.csv"
     seeds.write_text(
         seeds.read_text().replace(
-            "min_line_punct_fraction,line_punct_fraction,>=,0.12,",
-            "min_line_punct_fraction,line_punct_fraction,>=,1.0,",
+            "model_min_quality_score,quality_score,>=,0.5,",
+            "model_min_quality_score,quality_score,>=,1.1,",
         )
     )
     build(project, "-s", "quality_thresholds", "calibrated_thresholds", *select)
@@ -86,5 +86,5 @@ def test_drift_blocks_a_release_unless_explained(lakehouse: Settings, project: P
             str(project),
         ]
     ).stdout
-    assert "fineweb_min_line_punct_fraction" not in shown and "gopher_max_words" in shown
-    assert "gopher_min_words" not in shown
+    assert "model_min_quality_score" not in shown and "floor_max_words" in shown
+    assert "floor_min_words" not in shown

@@ -44,11 +44,31 @@ def spec(**changes: Any) -> Any:
         ({"sources": {"web": {"weight": -2}}}, "sources.web.weight: must be >= 0"),
         ({"validation_fraction": 0.9}, "validation_fraction: must be [0.0, 0.5]"),
         ({"tokenizer": "gpt2"}, "tokenizer: must be one of"),
+        ({"min_quality": {"perplexity": 3}}, "min_quality: supports language_score, quality_score"),
+        ({"min_quality": {"quality_score": 1.5}}, "min_quality.quality_score: must be [0.0, 1.0]"),
+        (
+            {"min_quality": {"quality_top_fraction": 0}},
+            "min_quality.quality_top_fraction: must be [1e-09, 1.0]",
+        ),
+        (
+            {"min_quality": {"quality_score": 0.5, "quality_top_fraction": 0.1}},
+            "min_quality: give quality_score (a threshold) or quality_top_fraction",
+        ),
     ],
 )
 def test_bad_mix_files_name_the_field(changes: dict[str, Any], message: str) -> None:
     with pytest.raises(MixSpecError, match=re.escape(f"mixes/m.yml: {message}")):
         spec(**changes)
+
+
+def test_quality_selection_is_parsed() -> None:
+    assert spec(min_quality={"quality_score": 0.7}).min_quality_score == 0.7
+    top = spec(min_quality={"quality_top_fraction": 0.1, "language_score": 0.8})
+    assert (top.quality_top_fraction, top.min_language_score, top.min_quality_score) == (
+        0.1,
+        0.8,
+        None,
+    )
 
 
 def test_unknown_mix_lists_the_known_ones(tmp_path: Path) -> None:
