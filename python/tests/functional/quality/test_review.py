@@ -13,7 +13,6 @@ from lakemix.quality import write_report
 from lakemix.quality.data import KEPT
 from lakemix.settings import Settings
 
-
 N = 15  # documents drawn: fewer than the strata of the fixture corpus (17 with the default filters)
 
 
