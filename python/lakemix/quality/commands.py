@@ -325,3 +325,70 @@ def quality_train_command(
         f"use it: set the var lakemix_quality_model: {path} (dbt_project.yml), then "
         "`dbt build --select int_documents_quality_scored+ --full-refresh`"
     )
+
+
+@quality_group.command("simulate")
+@click.option(
+    "--labels",
+    "labels",
+    required=True,
+    multiple=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="The labelled pool (JSON Lines, as for train); its labels play the reviewers.",
+)
+@click.option(
+    "--strategy",
+    "strategies",
+    multiple=True,
+    type=click.Choice(["random", "uncertainty", "disagreement", "stratified"]),
+    help="How each round chooses documents to label. Repeatable; default: all four.",
+)
+@click.option("--holdout-source", help="Measure on this source (default: a tenth by hash).")
+@click.option("--start", default=50, show_default=True, help="Random labels to start from.")
+@click.option("--batch", default=50, show_default=True, help="Labels asked for per round.")
+@click.option("--budget", default=1000, show_default=True, help="Labels at most.")
+@click.option("--seed", default=0, show_default=True, help="Seed of the draws and training.")
+def quality_simulate_command(
+    labels: tuple[Path, ...],
+    strategies: tuple[str, ...],
+    holdout_source: str | None,
+    start: int,
+    batch: int,
+    budget: int,
+    seed: int,
+) -> None:
+    """Replay the review loop on a labelled pool: labels used against held-out accuracy."""
+    from lakemix.quality.simulate import STRATEGIES, simulate
+    from lakemix.quality.training import read_labels
+
+    docs, _ = read_labels(list(labels))
+    curves = {}
+    for strategy in strategies or STRATEGIES:
+        curves[strategy] = simulate(
+            docs,
+            strategy=strategy,
+            holdout_source=holdout_source,
+            start=start,
+            batch=batch,
+            budget=budget,
+            seed=seed,
+        )
+        last = curves[strategy][-1]
+        click.echo(f"{strategy}: {last.labels} labels, held-out accuracy {last.accuracy:.3f}")
+    names = list(curves)
+    rows: dict[int, dict[str, str]] = {p.labels: {} for curve in curves.values() for p in curve}
+    for name, curve in curves.items():
+        for p in curve:
+            rows[p.labels][name] = f"{p.accuracy:.3f}"
+    click.echo("labels  " + "  ".join(f"{n:>12}" for n in names))
+    for count in sorted(rows):
+        click.echo(f"{count:>6}  " + "  ".join(f"{rows[count].get(n, ''):>12}" for n in names))
+    if "random" in curves:
+        target = curves["random"][-1]
+        for name, curve in curves.items():
+            reached = next((p.labels for p in curve if p.accuracy >= target.accuracy), None)
+            click.echo(
+                f"{name} reaches random's accuracy at {target.labels} labels "
+                f"({target.accuracy:.3f}) with "
+                + (f"{reached} labels" if reached is not None else "more labels than it had")
+            )

@@ -92,7 +92,8 @@ def _record(line: str, where: str) -> Labelled:
     )
 
 
-def _held_out(doc: Labelled, holdout_source: str | None) -> bool:
+def held_out(doc: Labelled, holdout_source: str | None) -> bool:
+    """Whether ``doc`` is held out: of ``holdout_source``, or without one, about one in ten."""
     if holdout_source is not None:
         return doc.source == holdout_source
     return hashlib.sha256(doc.text.encode()).digest()[0] < 26  # about one in ten
@@ -130,8 +131,8 @@ def train_from_labels(
     from lakemix.udf.quality_model.train import train
 
     docs, labels_digest = read_labels(paths)
-    held = [d for d in docs if _held_out(d, holdout_source)]
-    fit = [d for d in docs if not _held_out(d, holdout_source)]
+    held = [d for d in docs if held_out(d, holdout_source)]
+    fit = [d for d in docs if not held_out(d, holdout_source)]
     if holdout_source is not None and not held:
         sources = sorted({d.source for d in docs})
         raise LabelsError(f"no document has source {holdout_source!r}; sources: {sources}")

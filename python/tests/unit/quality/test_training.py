@@ -76,3 +76,43 @@ def test_unknown_holdout_source_names_the_sources(tmp_path: Path) -> None:
     labels = write_labels(tmp_path / "a.jsonl", "a")
     with pytest.raises(LabelsError, match=r"no document has source 'zz'; sources: \['a'\]"):
         train_from_labels([labels], out_folder=tmp_path, holdout_source="zz")
+
+
+def test_simulate_curves_are_deterministic_and_grow_by_batches(tmp_path: Path) -> None:
+    from lakemix.quality.simulate import simulate
+
+    files = [write_labels(tmp_path / "a.jsonl", "a"), write_labels(tmp_path / "b.jsonl", "b")]
+    docs, _ = read_labels(files)
+    for strategy in ("random", "uncertainty", "disagreement", "stratified"):
+        curve = simulate(docs, strategy=strategy, holdout_source="b", start=10, batch=10, budget=40)
+        assert [p.labels for p in curve] == [10, 20, 30, 40]
+        assert all(0 <= p.accuracy <= 1 for p in curve)
+        again = simulate(docs, strategy=strategy, holdout_source="b", start=10, batch=10, budget=40)
+        assert again == curve
+
+
+def test_uncertainty_asks_for_the_documents_nearest_the_boundary() -> None:
+    import random
+
+    import numpy as np
+
+    from lakemix.quality.simulate import _choose
+
+    scores = np.array([0.9, 0.52, 0.1, 0.45, 0.7])
+    picked = _choose("uncertainty", [0, 1, 2, 3, 4], 2, [], scores, None, random.Random(0))
+    assert picked == [1, 3]
+    rules = np.array([True, True, False, True, False])  # rules keep 0, 1, 3
+    # the model keeps 0, 1, 4: it disagrees with the rules on 3 and 4
+    picked = _choose("disagreement", [0, 1, 2, 3, 4], 2, [], scores, rules, random.Random(0))
+    assert picked == [3, 4]
+
+
+def test_simulate_cli_prints_the_curves_and_refuses_bad_strategies(tmp_path: Path) -> None:
+    files = [write_labels(tmp_path / "a.jsonl", "a"), write_labels(tmp_path / "b.jsonl", "b")]
+    args = ["quality", "simulate", "--labels", str(files[0]), "--labels", str(files[1])]
+    args += ["--holdout-source", "b", "--start", "10", "--batch", "10", "--budget", "20"]
+    result = CliRunner().invoke(main, [*args, "--strategy", "random", "--strategy", "uncertainty"])
+    assert result.exit_code == 0, result.output
+    assert "uncertainty reaches random's accuracy at 20 labels" in result.output
+    bad = CliRunner().invoke(main, [*args, "--strategy", "psychic"])
+    assert bad.exit_code == 2 and "psychic" in bad.output
