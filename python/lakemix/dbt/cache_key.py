@@ -49,6 +49,15 @@ def recorded(table: Table) -> str | None:
     return None if value is None else str(value)
 
 
+def recorded_setting(table: Table, name: str) -> Any:
+    """One setting of the key recorded by the run behind ``table``'s current snapshot (None when
+    the run recorded no key or no such setting): e.g. the quality model's digest."""
+    key = recorded(table)
+    if key is None:
+        return None
+    return (orjson.loads(key).get("settings") or {}).get(name)
+
+
 def check(table: Table, identifier: str, key: str) -> None:
     """Raise if ``table``'s current rows recorded a key other than ``key``.
 

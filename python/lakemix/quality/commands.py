@@ -11,6 +11,7 @@ import click
 if TYPE_CHECKING:
     from lakemix.quality.label_studio import LabelStudio
     from lakemix.quality.review import Verdict
+    from lakemix.settings import Settings
 
 
 @click.command("report")
@@ -120,13 +121,27 @@ def review_group() -> None:
     "--label-studio",
     "project",
     metavar="PROJECT",
-    help="Also create or extend this Label Studio project with the drawn documents"
-    " (LAKEMIX_LABEL_STUDIO_URL, LAKEMIX_LABEL_STUDIO_TOKEN).",
+    help="Also create or extend this Label Studio project with the drawn documents, the quality"
+    " model's verdicts as pre-annotations (LAKEMIX_LABEL_STUDIO_URL, LAKEMIX_LABEL_STUDIO_TOKEN).",
+)
+@click.option(
+    "--strategy",
+    type=click.Choice(["stratified", "random", "uncertainty", "disagreement"]),
+    default="stratified",
+    show_default=True,
+    help="stratified: rules and languages take turns; random; uncertainty: the quality model's"
+    " scores nearest its boundary; disagreement: where the model and the hand-set rules differ.",
 )
 def review_sample_command(
-    size: int, seed: int, output: Path | None, mix: str | None, project: str | None
+    size: int,
+    seed: int,
+    output: Path | None,
+    mix: str | None,
+    project: str | None,
+    strategy: str,
 ) -> None:
-    """Draw kept and rejected documents, stratified by language and rule, into a CSV to label.
+    """Draw kept and rejected documents into a CSV to label (stratified by language and rule, or
+    where a verdict teaches the quality model most: --strategy).
 
     With --mix: the kept documents of that mix that have no verdict on their current text."""
     from lakemix.quality import review
@@ -136,7 +151,7 @@ def review_sample_command(
     settings = Settings.from_env()
     conn = open_session(None, settings=settings)
     try:
-        rows = review.sample(conn, n=size, seed=seed, mix=mix)
+        rows = review.sample(conn, n=size, seed=seed, mix=mix, strategy=strategy)
         texts = review.full_texts(conn, [r["document_id"] for r in rows]) if project else {}
     finally:
         conn.close()
@@ -152,11 +167,24 @@ def review_sample_command(
     if project is not None:
         server = _label_studio()
         project_id = server.project(project)
-        added = server.push(project_id, rows, texts)
+        added = server.push(project_id, rows, texts, model_version=_scoring_model(settings))
         click.echo(
             f"Label Studio project {project!r} ({server.url}/projects/{project_id}): {added} "
             f"tasks added; after labelling: lakemix review pull --label-studio {project!r}"
         )
+
+
+def _scoring_model(settings: Settings) -> str | None:
+    """The first 12 hex digits of the quality model that scored the lakehouse's documents."""
+    from lakemix.catalog import catalog
+    from lakemix.dbt.cache_key import recorded_setting
+    from lakemix.tables import QUALITY_SCORED
+
+    try:
+        digest = recorded_setting(catalog(settings).load_table(QUALITY_SCORED), "quality_model")
+    except Exception:
+        return None
+    return str(digest)[:12] if digest else None
 
 
 def _label_studio() -> LabelStudio:

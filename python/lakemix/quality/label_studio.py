@@ -107,9 +107,18 @@ class LabelStudio:
         )
         return list(answer or [])
 
-    def push(self, project: int, rows: list[dict[str, str]], texts: dict[str, str]) -> int:
+    def push(
+        self,
+        project: int,
+        rows: list[dict[str, str]],
+        texts: dict[str, str],
+        *,
+        model_version: str | None = None,
+    ) -> int:
         """Import the sample rows not in the project yet (by document id), each with the whole
-        text the reviewer judges (``texts``, by document id); returns how many."""
+        text the reviewer judges (``texts``, by document id); returns how many. A row with a
+        ``quality_score`` carries the model's verdict as a prediction (Label Studio shows it as
+        a pre-annotation: ``good`` at 0.5 and above), tagged ``model_version``."""
         present = {str(t["data"].get("document_id")) for t in self.export(project)}
         fresh = [r for r in rows if r["document_id"] not in present]
         skipped = ("verdict", "note", "excerpt")
@@ -122,12 +131,36 @@ class LabelStudio:
                         "data": {
                             **{k: v for k, v in r.items() if k not in skipped},
                             "text": texts[r["document_id"]],
-                        }
+                        },
+                        **_prediction(r.get("quality_score"), model_version),
                     }
                     for r in fresh
                 ],
             )
         return len(fresh)
+
+
+def _prediction(score: str | None, model_version: str | None) -> dict[str, Any]:
+    """Label Studio's ``predictions`` of a task from the quality model's score (none without)."""
+    if not score:
+        return {}
+    value = float(score)
+    return {
+        "predictions": [
+            {
+                "model_version": model_version or "lakemix-quality-model",
+                "score": value,
+                "result": [
+                    {
+                        "from_name": "verdict",
+                        "to_name": "text",
+                        "type": "choices",
+                        "value": {"choices": ["good" if value >= 0.5 else "bad"]},
+                    }
+                ],
+            }
+        ]
+    }
 
 
 def _reviewer(completed_by: Any) -> str:

@@ -36,7 +36,10 @@ SAMPLE_COLUMNS = (
     "content_md5",
     "verdict",
     "note",
+    "quality_score",  # the trained model's score (empty where the build had none)
 )
+STRATEGIES = ("stratified", "random", "uncertainty", "disagreement")
+DISAGREEMENT_CANDIDATES = 50_000  # documents whose signals disagreement reads, in hash order
 VERDICT_SCHEMA = pa.schema(
     [
         ("document_id", pa.string()),
@@ -68,16 +71,17 @@ class Verdict:
 
 KEPT_SQL = f"""
     select document_id, 'kept' as decision, '' as stratum_rule, language, source_id,
-        cast([] as varchar[]) as failed_rule_names, text
+        cast([] as varchar[]) as failed_rule_names, text, quality_score
     from {tables.CLEAN_DOCUMENTS}
 """
 REJECTED_SQL = f"""
     select
         r.document_id, 'rejected' as decision,
         unnest(r.failed_rule_names) as stratum_rule,
-        r.language, r.source_id, r.failed_rule_names, d.text
+        r.language, r.source_id, r.failed_rule_names, d.text, s.quality_score
     from {tables.DOCUMENT_REJECTIONS} as r
     inner join {tables.LANGUAGE_SCORED} as d using (document_id)
+    left join {tables.QUALITY_SCORED} as s using (document_id)
 """
 
 
@@ -113,23 +117,37 @@ def sample(
     seed: int = 0,
     excerpt_chars: int = 600,
     mix: str | None = None,
+    strategy: str = "stratified",
 ) -> list[dict[str, str]]:
-    """Draw up to ``n`` distinct documents, stratified by decision, rule and language.
+    """Draw up to ``n`` distinct documents to review, chosen by ``strategy``.
 
-    Strata are (kept, language) and, for every rule a document failed, (rejected, rule,
-    language). Strata take turns, each giving its next document not drawn yet in a hash order
-    of (seed, document_id), so small strata are represented and the draw is reproducible.
+    ``stratified``: strata are (kept, language) and, for every rule a document failed,
+    (rejected, rule, language); strata take turns, each giving its next document not drawn yet
+    in a hash order of (seed, document_id), so small strata are represented. ``random``: that
+    hash order over all documents. ``uncertainty``: the quality model's scores nearest 0.5 (its
+    rule's default threshold) first, where a verdict teaches the model most. ``disagreement``:
+    where the model (score >= 0.5) and the hand-set rule families (Gopher, C4, FineWeb, with the
+    project's thresholds, computed from the stored signals) decide differently, the least
+    certain first, then by uncertainty; it reads the signals of at most
+    ``DISAGREEMENT_CANDIDATES`` documents in hash order. Every draw is reproducible.
     With ``mix``: only the kept documents of ``marts.mix_<mix>`` without a verdict on their
-    current text (those its release gate still needs), by language.
+    current text (those its release gate still needs).
+
+    Raises:
+        ReviewError: A size under 1 or an unknown strategy.
     """
     if n < 1:
         raise ReviewError(f"the sample size must be at least 1, got {n}")
+    if strategy not in STRATEGIES:
+        raise ReviewError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
+    if strategy != "stratified":
+        return _ranked(conn, n=n, seed=seed, excerpt_chars=excerpt_chars, mix=mix, by=strategy)
     rows = conn.execute(
         f"""
         with candidates as ({_candidates(conn, mix)})
         select
             document_id, decision, stratum_rule, language, source_id,
-            array_to_string(failed_rule_names, ' '), left(text, ?), md5(text),
+            array_to_string(failed_rule_names, ' '), left(text, ?), md5(text), quality_score,
             row_number() over (
                 partition by decision, stratum_rule, language
                 order by md5(cast(? as varchar) || ':' || document_id)
@@ -156,12 +174,91 @@ def sample(
                 continue
             row = queue[k]
             positions[stratum] = k + 1
-            chosen[str(row[0])] = dict(
-                zip(SAMPLE_COLUMNS, [*map(str, row[:8]), "", ""], strict=True)
-            )
+            chosen[str(row[0])] = _row(row)
             if len(chosen) == n:
                 break
     return list(chosen.values())
+
+
+def _row(row: tuple[object, ...]) -> dict[str, str]:
+    """A sample row from (id, decision, rule, language, source, rules, excerpt, md5, score)."""
+    score = "" if row[8] is None else f"{float(row[8]):.4f}"  # type: ignore[arg-type]
+    return dict(zip(SAMPLE_COLUMNS, [*map(str, row[:8]), "", "", score], strict=True))
+
+
+def _ranked(
+    conn: duckdb.DuckDBPyConnection,
+    *,
+    n: int,
+    seed: int,
+    excerpt_chars: int,
+    mix: str | None,
+    by: str,
+) -> list[dict[str, str]]:
+    """``n`` documents in the order of strategy ``by`` (see ``sample``)."""
+    limit = "" if by != "disagreement" else f"limit {DISAGREEMENT_CANDIDATES}"
+    order = (
+        "abs(coalesce(quality_score, 1.5) - 0.5), hashed"
+        if by in ("uncertainty", "disagreement")
+        else "hashed"
+    )
+    rows = conn.execute(
+        f"""
+        with candidates as ({_candidates(conn, mix)}),
+        documents as (
+            select
+                document_id, any_value(decision) as decision,
+                coalesce(min(stratum_rule), '') as stratum_rule,
+                any_value(language) as language, any_value(source_id) as source_id,
+                array_to_string(any_value(failed_rule_names), ' ') as failed_rule_names,
+                left(any_value(text), ?) as excerpt, md5(any_value(text)) as content_md5,
+                any_value(quality_score) as quality_score,
+                md5(cast(? as varchar) || ':' || document_id) as hashed
+            from candidates
+            group by document_id
+        )
+        select * exclude (hashed) from documents
+        order by {"hashed" if by == "disagreement" else order}
+        {limit if by == "disagreement" else f"limit {int(n)}"}
+        """,
+        [excerpt_chars, seed],
+    ).fetchall()
+    if by != "disagreement":
+        return [_row(row) for row in rows]
+    rules = _rules_keep(conn, [str(r[0]) for r in rows], [str(r[3]) for r in rows])
+    margin = [abs((1.5 if r[8] is None else float(r[8])) - 0.5) for r in rows]
+    disagree = [
+        k for k, r in enumerate(rows) if r[8] is not None and (float(r[8]) >= 0.5) != rules[k]
+    ]
+    chosen = set(disagree)
+    rest = [k for k in range(len(rows)) if k not in chosen]
+    ranked = sorted(disagree, key=lambda k: margin[k]) + sorted(rest, key=lambda k: margin[k])
+    return [_row(rows[k]) for k in ranked[:n]]
+
+
+def _rules_keep(
+    conn: duckdb.DuckDBPyConnection, document_ids: list[str], languages: list[str]
+) -> list[bool]:
+    """Whether the hand-set rule families keep each document, from its stored signals."""
+    import numpy as np
+
+    from lakemix.quality.simulate import rules_keep_values
+
+    if not document_ids:
+        return []
+    table = conn.execute(
+        f"select * from {tables.QUALITY_SCORED} where document_id in "
+        "(select unnest(cast(? as varchar[])))",
+        [document_ids],
+    ).fetch_arrow_table()
+    at = {d: k for k, d in enumerate(table.column("document_id").to_pylist())}
+    order = np.array([at[d] for d in document_ids])
+    values = {
+        name: table.column(name).cast("float64").to_numpy()[order]
+        for name in table.column_names
+        if name not in ("document_id", "language")
+    }
+    return [bool(k) for k in rules_keep_values(values, languages)]
 
 
 def full_texts(conn: duckdb.DuckDBPyConnection, document_ids: list[str]) -> dict[str, str]:

@@ -46,14 +46,11 @@ def rules_keep(docs: Sequence[Labelled]) -> np.ndarray:
     """Whether the hand-set rules (``RULE_FAMILIES``, the project's seeds) keep each document."""
     import pyarrow as pa
 
-    from lakemix.quality.calibrated_seed import read_calibrated
     from lakemix.quality.project_seeds import load_project_seeds
-    from lakemix.quality.proposal import rejects
     from lakemix.udf.normalize import normalize_texts
     from lakemix.udf.quality import quality_signals
 
     seeds = load_project_seeds()
-    calibrated = {(r.language, r.rule): r.threshold for r in read_calibrated(seeds.calibrated_path)}
     texts = normalize_texts(pa.array([d.text for d in docs], pa.large_string()))
     languages = [d.language or "en" for d in docs]
     words = {lang: seeds.stop_words[lang] for lang in set(languages) if lang in seeds.stop_words}
@@ -62,8 +59,21 @@ def rules_keep(docs: Sequence[Labelled]) -> np.ndarray:
         f.name: signals.field(f.name).cast(pa.float64()).to_numpy(zero_copy_only=False)
         for f in signals.type
     }
-    rejected = np.zeros(len(docs), bool)
-    language_array = np.array(languages)
+    return rules_keep_values(values, languages)
+
+
+def rules_keep_values(values: dict[str, np.ndarray], languages: Sequence[str]) -> np.ndarray:
+    """Whether the hand-set rules keep each document, from its signals (the columns of
+    ``int_documents_quality_scored``) and language: every rule of ``RULE_FAMILIES`` with the
+    threshold the filter model would apply (calibrated, else the language's, else '*')."""
+    from lakemix.quality.calibrated_seed import read_calibrated
+    from lakemix.quality.project_seeds import load_project_seeds
+    from lakemix.quality.proposal import rejects
+
+    seeds = load_project_seeds()
+    calibrated = {(r.language, r.rule): r.threshold for r in read_calibrated(seeds.calibrated_path)}
+    rejected = np.zeros(len(languages), bool)
+    language_array = np.array(languages, dtype=object)
     for language in sorted(set(languages)):
         rows = language_array == language
         known = language in seeds.languages

@@ -236,15 +236,14 @@ def quality_model(tables: dict[str, Table], variables: dict[str, Any]) -> dict[s
     the scoring model recorded in its cache key (what actually scored the pinned rows), and,
     when the file the var names still has that digest, what it was trained on and its held-out
     figures. Empty when the mix does not depend on the scores."""
-    from lakemix.dbt.cache_key import recorded
+    from lakemix.dbt.cache_key import recorded, recorded_setting
     from lakemix.udf.quality_model import ModelFileError, file_digest, load, resolve
 
     table = tables.get(QUALITY_SCORED)
-    key = recorded(table) if table is not None else None
-    if key is None:
+    if table is None or recorded(table) is None:
         return {}
     name = str(variables.get("lakemix_quality_model") or "default")
-    digest = (orjson.loads(key).get("settings") or {}).get("quality_model") or None
+    digest = recorded_setting(table, "quality_model") or None
     out: dict[str, Any] = {"name": name, "sha256": digest}
     try:
         if digest and file_digest(resolve(name)) == digest:

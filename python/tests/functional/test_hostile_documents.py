@@ -49,4 +49,4 @@ def test_hostile_documents_end_clean_or_rejected_with_a_reason(
     assert all(reasons is not None for reasons in by_key.values()), by_key  # none lost
     for key in ("empty", "emoji_only", "control_only", "single_line_5mb", "nul_inside"):
         assert by_key[key], f"{key} should be rejected with a reason, got {by_key[key]}"
-    assert "gopher_min_words" in by_key["empty"]
+    assert "floor_min_words" in by_key["empty"]

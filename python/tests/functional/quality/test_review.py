@@ -104,3 +104,39 @@ def test_sample_label_and_precision(built: tuple[Settings, Path], tmp_path: Path
     bad.write_text("document_id,verdict\nx,maybe\n")
     refused = runner.invoke(main, ["review", "label", "--csv", str(bad)])
     assert refused.exit_code == 1 and f"{bad}:2: verdict 'maybe'" in refused.output
+
+
+def test_strategies_draw_where_a_verdict_teaches_most(built: tuple[Settings, Path]) -> None:
+    import pytest
+
+    from lakemix.quality import review
+    from lakemix.quality.session import open_session
+
+    settings, _ = built
+    conn = open_session(None, settings=settings)
+    try:
+        uncertain = review.sample(conn, n=10, strategy="uncertainty")
+        margins = [abs(float(r["quality_score"]) - 0.5) for r in uncertain]
+        [(nearest,)] = conn.execute(
+            "select list(m order by m)[1:10] from (select abs(quality_score - 0.5) as m "
+            "from intermediate.int_documents_quality_scored where quality_score is not null)"
+        ).fetchall()
+        assert margins == pytest.approx(nearest, abs=1e-4)  # the ten nearest the boundary
+
+        disagreeing = review.sample(conn, n=10, strategy="disagreement")
+        rules = review._rules_keep(
+            conn, [r["document_id"] for r in disagreeing], [r["language"] for r in disagreeing]
+        )
+        flags = [
+            (float(r["quality_score"]) >= 0.5) != kept
+            for r, kept in zip(disagreeing, rules, strict=True)
+        ]
+        assert any(flags) and flags == sorted(flags, reverse=True)  # disagreements first
+
+        first = review.sample(conn, n=10, strategy="random", seed=1)
+        assert first == review.sample(conn, n=10, strategy="random", seed=1)
+        assert first != review.sample(conn, n=10, strategy="random", seed=2)
+        with pytest.raises(review.ReviewError, match="strategy must be one of"):
+            review.sample(conn, n=1, strategy="psychic")
+    finally:
+        conn.close()

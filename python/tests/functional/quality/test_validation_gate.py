@@ -264,6 +264,16 @@ def test_reviews_in_label_studio(
         assert hashlib.md5(task["data"]["text"].encode()).hexdigest() == task["data"]["content_md5"]
         assert task["data"]["content_md5"] == rows[task["data"]["document_id"]]["content_md5"]
         assert task["data"]["text"].startswith(rows[task["data"]["document_id"]]["excerpt"])
+    # the quality model's verdict rides along as a pre-annotation, named by the model's digest
+    from lakemix.udf.quality_model import DEFAULT_MODEL, file_digest
+
+    for task in tasks:
+        [prediction] = server.request("GET", f"/api/predictions/?task={task['id']}")
+        score = float(rows[task["data"]["document_id"]]["quality_score"])
+        assert prediction["model_version"] == file_digest(DEFAULT_MODEL)[:12]
+        assert prediction["score"] == pytest.approx(score, abs=1e-4)
+        [region] = prediction["result"]
+        assert region["value"]["choices"] == ["good" if score >= 0.5 else "bad"]
     choices = ["good", "good", "bad"]
     for task, verdict in zip(sorted(tasks, key=lambda t: t["id"]), choices, strict=True):
         result = [
