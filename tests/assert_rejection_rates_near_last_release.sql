@@ -1,7 +1,8 @@
 {#- Rejection drift: on the documents of the last release, no quality rule's rejection rate has
     moved by more than var lakemix_rejection_drift_points percentage points, unless the rule's
     configuration changed since (its rows in seeds/quality_thresholds.csv or
-    seeds/calibrated_thresholds.csv, or its family in var lakemix_filter_families). Same
+    seeds/calibrated_thresholds.csv, or its family in var lakemix_filter_families, or, for a rule
+    on quality_score, the quality model: the release's recorded digest against the var's). Same
     documents, same configuration, another rate: the signature of a broken filter. Before the first release there is nothing to compare.
     meta.releases is written by `lakemix release`, not by dbt, and may not exist yet: it is
     looked up, not declared as a source (a source view over a missing table breaks the build). -#}
@@ -61,14 +62,15 @@ released_thresholds as (
     select
         seed_row.language,
         seed_row.rule,
+        seed_row.signal,
         seed_row.operator,
         cast(seed_row.threshold as double) as threshold,
         seed_row.family
     from (
         select unnest(from_json(
             lakemix_csv_json((manifest -> 'config_files') ->> 'seeds/quality_thresholds.csv'),
-            '[{"language": "VARCHAR", "rule": "VARCHAR", "operator": "VARCHAR",
-               "threshold": "VARCHAR", "family": "VARCHAR"}]'
+            '[{"language": "VARCHAR", "rule": "VARCHAR", "signal": "VARCHAR",
+               "operator": "VARCHAR", "threshold": "VARCHAR", "family": "VARCHAR"}]'
         )) as seed_row
         from released_manifest
     ) as seed_rows
@@ -94,7 +96,8 @@ released_families as (
     from released_manifest
 ),
 
-{#- A rule's configuration: its rows in both seeds (calibrated rows have no family). -#}
+{#- A rule's configuration: its rows in both seeds (calibrated rows have no family) and, for a
+    rule on the quality model's score, the model's digest (a release before the model: none). -#}
 released_settings as (
     select
         rule,
@@ -107,6 +110,15 @@ released_settings as (
         'calibrated ' || language || threshold as setting,
         null as family
     from released_calibrated
+    union all
+    select distinct
+        released_thresholds.rule,
+        'model ' || coalesce(released_manifest.manifest ->> '$.quality_model.sha256', '')
+        as setting,
+        null as family
+    from released_thresholds
+    cross join released_manifest
+    where released_thresholds.signal = 'quality_score'
 ),
 
 current_settings as (
@@ -121,6 +133,13 @@ current_settings as (
         'calibrated ' || language || threshold as setting,
         null as family
     from current_calibrated
+    union all
+    select distinct
+        rule,
+        'model {{ lakemix.quality_model_digest() }}' as setting,
+        null as family
+    from current_thresholds
+    where signal = 'quality_score'
 ),
 
 released_config as (

@@ -308,10 +308,26 @@ def quality_group() -> None:
 @click.option(
     "--labels",
     "labels",
-    required=True,
     multiple=True,
     type=click.Path(path_type=Path, dir_okay=False),
     help="JSON Lines: text, label (keep/drop), optional language and source. Repeatable.",
+)
+@click.option(
+    "--reviews",
+    is_flag=True,
+    help="Also the lakehouse's review verdicts (good: keep, bad: drop; source `review`).",
+)
+@click.option(
+    "--keep-source",
+    "keep_sources",
+    multiple=True,
+    help="An ingested source whose every document is reference text (keep). Repeatable.",
+)
+@click.option(
+    "--drop-source",
+    "drop_sources",
+    multiple=True,
+    help="An ingested source whose every document is junk (drop). Repeatable.",
 )
 @click.option(
     "--holdout-source",
@@ -325,19 +341,40 @@ def quality_group() -> None:
     help="Model file to write (default: LAKEMIX_HOME/quality_models/<digest>.lqm).",
 )
 def quality_train_command(
-    labels: tuple[Path, ...], holdout_source: str | None, seed: int, out: Path | None
+    labels: tuple[Path, ...],
+    reviews: bool,
+    keep_sources: tuple[str, ...],
+    drop_sources: tuple[str, ...],
+    holdout_source: str | None,
+    seed: int,
+    out: Path | None,
 ) -> None:
-    """Train a quality model; print its held-out figures and how a build uses it."""
-    from lakemix.quality.training import train_from_labels
+    """Train a quality model from labelled files, review verdicts and declared sources; print
+    its held-out figures and how a build uses it."""
+    from lakemix.quality.training import LabelsError, lakehouse_labels, train_from_labels
     from lakemix.settings import Settings
 
     settings = Settings.from_env()
+    if not (labels or reviews or keep_sources or drop_sources):
+        raise LabelsError("nothing to learn from: give --labels, --reviews or --keep/--drop-source")
+    extra = None
+    if reviews or keep_sources or drop_sources:
+        from lakemix.quality.session import open_session
+
+        conn = open_session(None, settings=settings)
+        try:
+            extra = lakehouse_labels(
+                conn, reviews=reviews, keep_sources=keep_sources, drop_sources=drop_sources
+            )
+        finally:
+            conn.close()
     result = train_from_labels(
         list(labels),
         out_folder=settings.home / "quality_models",
         holdout_source=holdout_source,
         seed=seed,
         out=out,
+        extra=extra,
     )
     m = result.metrics
     click.echo(

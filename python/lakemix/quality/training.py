@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lakemix import tables
 from lakemix.errors import LakemixError
 
 _KEEP = {"keep": 1, "1": 1, "true": 1, "drop": 0, "0": 0, "false": 0}
@@ -72,6 +73,87 @@ def read_labels(paths: Iterable[Path]) -> tuple[list[Labelled], str]:
     return out, digest.hexdigest()
 
 
+def lakehouse_labels(
+    conn: Any,
+    *,
+    reviews: bool = False,
+    keep_sources: Sequence[str] = (),
+    drop_sources: Sequence[str] = (),
+) -> tuple[list[Labelled], str]:
+    """Labelled documents from the lakehouse open on ``conn`` (``open_session``), and a digest
+    of what was read: with ``reviews``, every reviewed document under its reviewers' majority
+    verdict (latest per reviewer; a tie is left out), ``good`` as keep, its source the review
+    (``review``) so that ``--holdout-source review`` judges a model on the verdicts; and every
+    document of the ingested sources declared reference (keep) or junk (drop). Texts are the
+    normalized ones the model scores (``int_documents_language_scored``).
+
+    Raises:
+        LabelsError: A source declared both ways, or one the lakehouse has not ingested.
+    """
+    both = sorted(set(keep_sources) & set(drop_sources))
+    if both:
+        raise LabelsError(f"source(s) {both} declared both reference and junk")
+    declared = [*keep_sources, *drop_sources]
+    if declared:
+        known = {
+            str(r[0])
+            for r in conn.execute(
+                f"select distinct source_id from {tables.LANGUAGE_SCORED}"
+            ).fetchall()
+        }
+        missing = sorted(set(declared) - known)
+        if missing:
+            raise LabelsError(f"no ingested source {missing}; sources: {sorted(known)}")
+    out: list[Labelled] = []
+    digest = hashlib.sha256()
+    if declared:
+        rows = conn.execute(
+            f"select document_id, text, language, source_id from {tables.LANGUAGE_SCORED} "
+            "where source_id in (select unnest(cast(? as varchar[]))) order by document_id",
+            [declared],
+        ).fetchall()
+        for document_id, text, language, source in rows:
+            label = 1 if source in keep_sources else 0
+            out.append(Labelled(text=text or "", label=label, language=language, source=source))
+            digest.update(f"{document_id}:{label}\n".encode())
+    if reviews:
+        schema, name = tables.split(tables.REVIEW_VERDICTS)
+        present = conn.execute(
+            "select count(*) from information_schema.tables where table_schema = ? "
+            "and table_name = ?",
+            [schema, name],
+        ).fetchone()
+        if not present or not present[0]:
+            raise LabelsError(
+                "no review verdicts yet: `lakemix review sample --strategy uncertainty`, then "
+                "`lakemix review label`"
+            )
+        rows = conn.execute(
+            f"""
+            with latest as (
+                select document_id, reviewer, verdict from {tables.REVIEW_VERDICTS}
+                qualify row_number() over (
+                    partition by document_id, reviewer order by labeled_at desc
+                ) = 1
+            ),
+            majority as (
+                select document_id, count_if(verdict = 'good') - count_if(verdict = 'bad') as lead
+                from latest group by document_id having lead != 0
+            )
+            select m.document_id, d.text, d.language, m.lead > 0
+            from majority as m
+            inner join {tables.LANGUAGE_SCORED} as d using (document_id)
+            order by m.document_id
+            """
+        ).fetchall()
+        for document_id, text, language, good in rows:
+            out.append(
+                Labelled(text=text or "", label=int(good), language=language, source="review")
+            )
+            digest.update(f"review:{document_id}:{int(good)}\n".encode())
+    return out, digest.hexdigest()
+
+
 def _record(line: str, where: str) -> Labelled:
     try:
         record = json.loads(line)
@@ -119,8 +201,10 @@ def train_from_labels(
     holdout_source: str | None = None,
     seed: int = 0,
     out: Path | None = None,
+    extra: tuple[list[Labelled], str] | None = None,
 ) -> TrainResult:
-    """Train on ``paths`` without the held-out documents, measure on them, write the model.
+    """Train on the labels of ``paths`` (and ``extra``: documents and their digest, from
+    ``lakehouse_labels``) without the held-out documents, measure on them, write the model.
 
     Raises:
         LabelsError: Bad labels, a held-out source that no document has, or nothing left to fit
@@ -130,7 +214,12 @@ def train_from_labels(
 
     from lakemix.udf.quality_model.train import train
 
-    docs, labels_digest = read_labels(paths)
+    docs, labels_digest = read_labels(paths) if paths else ([], "")
+    if extra is not None:
+        docs = docs + extra[0]
+        labels_digest = hashlib.sha256(f"{labels_digest}:{extra[1]}".encode()).hexdigest()
+    if not docs:
+        raise LabelsError("no labelled documents: give --labels, --reviews or a declared source")
     held = [d for d in docs if held_out(d, holdout_source)]
     fit = [d for d in docs if not held_out(d, holdout_source)]
     if holdout_source is not None and not held:

@@ -143,5 +143,8 @@ def test_the_stop_words_are_part_of_the_signals_cache_key(cleaned: tuple[Setting
     digest = hashlib.md5(",".join(f"{lang}:{word}" for lang, word in pairs).encode()).hexdigest()
     table = catalog(settings).load_table("intermediate.int_documents_quality_scored")
     key = json.loads(cache_key.recorded(table) or "{}")
-    assert key["settings"] == {"stop_words": digest}
-    assert key["udfs"] == {"quality": quality.DEFINITION}
+    from lakemix.udf import quality_model
+
+    model = quality_model.file_digest(quality_model.DEFAULT_MODEL)
+    assert key["settings"] == {"stop_words": digest, "quality_model": model}
+    assert key["udfs"] == {"quality": quality.DEFINITION, "quality_model": quality_model.DEFINITION}
