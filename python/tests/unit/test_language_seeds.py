@@ -98,7 +98,7 @@ def test_english_runs_on_fineweb_english(script: ModuleType) -> None:
     thresholds = read(SEEDS / "quality_thresholds.csv")
     assert not [r for r in thresholds if r["language"] == "en"]
     defaults = [r for r in thresholds if r["language"] == "*"]
-    assert len(defaults) == len(script.DEFAULT_RULES) == 32  # 31 of FineWeb English + the model
+    assert len(defaults) == len(script.DEFAULT_RULES) == 38  # FineWeb English 31, floors 6, model
     words = {r["word"] for r in read(SEEDS / "stop_words.csv") if r["language"] == "en"}
     assert words == set(script.GOPHER_STOP_WORDS)
 
@@ -127,7 +127,7 @@ def test_a_label_without_config_or_script_configs_runs_on_the_global_rows(
     targets = {**script.LANGUAGES, "xx": script.Target("Nowhere", script="Zzzz")}
     [row] = script.language_rows(["xx"], configs, targets)
     assert row["threshold_source"] == "global"
-    assert [r.language for r in script.threshold_rows([row], configs)] == ["*"] * 32
+    assert [r.language for r in script.threshold_rows([row], configs)] == ["*"] * 38
 
 
 def test_overrides_apply_last_and_must_name_a_known_rule(

@@ -70,13 +70,15 @@ def test_outside_a_project_says_where_to_run(
 
 
 def test_catalan_calibration_relaxes_and_writes_once(tmp_path: Path) -> None:
-    seeds = replace(load_project_seeds(ROOT), root=tmp_path)
+    # FineWeb's families on (the default's floors and model keep this prose as it is)
+    families = ["language", "gopher_quality", "gopher_repetition", "c4", "fineweb"]
+    seeds = replace(load_project_seeds(ROOT), root=tmp_path, families=families)
     (tmp_path / "seeds").mkdir()
     result = calibrate_reference(
         CATALAN, language="ca", percentile=2, sentences=True, lines="even", seeds=seeds
     )
     rules = {r.rule.rule: r for r in result.rules}
-    assert "min_language_score" not in rules and len(rules) == 31  # 30 signals + the model
+    assert "min_language_score" not in rules and len(rules) == 37  # 30 + 6 floors + the model
     alpha = rules["gopher_min_alpha_word_fraction"]
     assert alpha.rejected_share > 0.2 and alpha.is_relaxed
     assert alpha.proposed < alpha.rule.threshold and alpha.proposed_rejected_share <= 0.02
