@@ -18,10 +18,11 @@ $bin/lakemix ingest "$web/oscar2201" --source oscar2201 --format jsonl --no-prog
 $bin/lakemix ingest "$web/hplt_warc2text" --source hplt_warc2text --format hplt --no-progress | tail -n 2
 
 # Two tiny training runs on two releases made under two filter settings, tracked in MLflow and
-# compared: the project's filters (A) and FineWeb-2's, which drop the C4 family (B). The
+# compared: the project's filters (A: floors and the trained quality model) and FineWeb's
+# hand-set families (B: Gopher quality and repetition, C4, FineWeb). The
 # tracking server of scripts/services.d/50-mlflow.sh starts meanwhile (installed once per
 # machine), unless MLFLOW_TRACKING_URI names one already.
-filters_b='{lakemix_filter_families: [language, gopher_quality, gopher_repetition, fineweb]}'
+filters_b='{lakemix_filter_families: [language, gopher_quality, gopher_repetition, c4, fineweb]}'
 refilter=int_documents_quality_filtered+
 if [ -z "${MLFLOW_TRACKING_URI:-}" ]; then
     : >"$LOGS/mlflow.env"

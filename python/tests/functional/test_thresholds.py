@@ -34,7 +34,7 @@ def test_switching_filters_recomputes_no_signal(lakehouse: Settings, tmp_path: P
     dbt("build", tmp=tmp_path)
     before, kept_before = snapshots(lakehouse), clean_count(lakehouse)
 
-    dbt("build", "--vars", "{lakemix_filter_families: [gopher_quality]}", tmp=tmp_path)
+    dbt("build", "--vars", "{lakemix_filter_families: [floor]}", tmp=tmp_path)
     after, kept_after = snapshots(lakehouse), clean_count(lakehouse)
     for name in SCORED:
         assert after[name] == before[name], f"{name} was rewritten"

@@ -195,11 +195,11 @@ def test_compare_puts_metrics_side_by_side_with_the_data_difference(tracked: Tra
     change = losses[1] - losses[0]
     assert line.split()[1:] == [f"{losses[0]:.6g}", f"{losses[1]:.6g}", f"{change:+.6g}"]
     # The filter settings differ (as each release recorded the vars its data was built with,
-    # not those of the mix build after it), and documents left A for a C4 rule.
+    # not those of the mix build after it), and documents of A left for a C4 rule of B.
     families = {x.split()[0]: x.split()[1:] for x in compared.output.splitlines() if x}
     assert families["vars.lakemix_filter_families"] == [
+        '["language","floor","gopher_repetition","model"]',
         '["language","gopher_quality","gopher_repetition","c4","fineweb"]',
-        '["language","gopher_quality","gopher_repetition","fineweb"]',
     ]
     data = compared.output.split("as `lakemix diff` says:\n", 1)[1]
     assert diffed.exit_code == 0 and data == diffed.output and "filter: c4_" in data

@@ -68,7 +68,7 @@ def test_release_diff_gc_and_rebuild(lakehouse: Settings, project: Path) -> None
     ingest([WEB / "oscar2201"], source="oscar2201", fmt="jsonl")
     seeds = project / "seeds" / "quality_thresholds.csv"
     stricter = seeds.read_text().replace(
-        "min_words,word_count,>=,50,", "min_words,word_count,>=,400,"
+        "floor_min_words,word_count,>=,50,", "floor_min_words,word_count,>=,400,"
     )
     seeds.write_text(stricter)
     build(project)
@@ -77,7 +77,7 @@ def test_release_diff_gc_and_rebuild(lakehouse: Settings, project: Path) -> None
 
     diffed = lakemix("diff", "v1", "v2")
     assert diffed.exit_code == 0, diffed.output
-    assert "new data" in diffed.output and "filter: gopher_min_words" in diffed.output
+    assert "new data" in diffed.output and "filter: floor_min_words" in diffed.output
 
     # dbt snapshots keep the SCD2 history: the membership at v1's release time is v1's mix.
     conn = duck.connect(lakehouse.duckdb_path, settings=lakehouse, read_only=True)
@@ -101,10 +101,10 @@ def test_release_diff_gc_and_rebuild(lakehouse: Settings, project: Path) -> None
     assert "releases: v1 (demo_unimax: " in traced.output
     dropped = (
         "select document_id from marts.fct_document_rejections "
-        "where list_contains(failed_rule_names, 'gopher_min_words') order by 1 limit 1"
+        "where list_contains(failed_rule_names, 'floor_min_words') order by 1 limit 1"
     )
     dropped_id = lakemix("sql", dropped).output.split()[-1]
-    assert "gopher_min_words (word_count " in lakemix("lineage", dropped_id).output
+    assert "floor_min_words (word_count " in lakemix("lineage", dropped_id).output
 
     # A failing build blocks a release, and the refusal writes nothing.
     (project / "tests" / "assert_always_fails.sql").write_text("select 1 as failure\n")
