@@ -13,7 +13,7 @@
     check_cols=[
         'rate', 'target_share', 'feasible_share', 'available_tokens', 'planned_tokens',
         'max_epochs', 'note', 'seed', 'validation_fraction', 'min_language_score',
-        'upsample_max_factor', 'tokenizer',
+        'upsample_max_factor', 'tokenizer', 'min_quality_score',
     ],
     hard_deletes='invalidate',
 ) }}
