@@ -345,18 +345,33 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         "fineweb",
     ),
     _default("fineweb_max_newline_word_ratio", "newline_word_ratio", "<=", 0.3, "fineweb"),
-    # Floors: what nobody keeps, whatever the model says (empty or near-empty text, lorem
-    # ipsum, hashtag and ellipsis lists, bullet-only pages); with the family gopher_repetition
-    # (repeated-line and n-gram spam) they bound the model, which decides between them.
-    # Gopher's and C4's values, under their own names so the family stands alone.
-    _default("floor_min_words", "word_count", ">=", 50, "floor"),
-    _default("floor_max_words", "word_count", "<=", 100000, "floor"),
-    _default("floor_max_hash_word_ratio", "hash_word_ratio", "<=", 0.1, "floor"),
-    _default("floor_max_ellipsis_word_ratio", "ellipsis_word_ratio", "<=", 0.1, "floor"),
-    _default("floor_max_bullet_line_fraction", "bullet_line_fraction", "<=", 0.9, "floor"),
-    _default("floor_no_lorem_ipsum", "c4_has_lorem_ipsum", "<=", 0, "floor"),
     # The trained quality model (var lakemix_quality_model) decides between the floors.
     _default("model_min_quality_score", "quality_score", ">=", 0.5, "model"),
+)
+
+# Floors: what nobody keeps, whatever the model says (empty or near-empty text, lorem ipsum,
+# hashtag and ellipsis lists, bullet-only pages); with the family gopher_repetition (repeated-
+# line and n-gram spam) they bound the model, which decides between them. Each is its Gopher or
+# C4 twin's '*' row under its own name (floor_<twin without its family prefix>), so the family
+# stands alone and a twin's value changes its floor too.
+FLOOR_TWINS = (
+    "gopher_min_words",
+    "gopher_max_words",
+    "gopher_max_hash_word_ratio",
+    "gopher_max_ellipsis_word_ratio",
+    "gopher_max_bullet_line_fraction",
+    "c4_no_lorem_ipsum",
+)
+_TWINS = {rule.rule: rule for rule in DEFAULT_RULES}
+DEFAULT_RULES += tuple(
+    _default(
+        "floor_" + twin.split("_", 1)[1],
+        _TWINS[twin].signal,
+        _TWINS[twin].operator,
+        _TWINS[twin].threshold,
+        "floor",
+    )
+    for twin in FLOOR_TWINS
 )
 
 # The rules FineWeb-2 sets per language (fineweb-2-pipeline.py, steps 3 and 5), in seed order.

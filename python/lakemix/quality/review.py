@@ -196,12 +196,13 @@ def _ranked(
     by: str,
 ) -> list[dict[str, str]]:
     """``n`` documents in the order of strategy ``by`` (see ``sample``)."""
-    limit = "" if by != "disagreement" else f"limit {DISAGREEMENT_CANDIDATES}"
-    order = (
-        "abs(coalesce(quality_score, 1.5) - 0.5), hashed"
-        if by in ("uncertainty", "disagreement")
-        else "hashed"
-    )
+    # disagreement reads up to DISAGREEMENT_CANDIDATES in hash order and ranks them in Python
+    if by == "random":
+        order, limit = "hashed", int(n)
+    elif by == "uncertainty":
+        order, limit = "abs(coalesce(quality_score, 1.5) - 0.5), hashed", int(n)
+    else:
+        order, limit = "hashed", DISAGREEMENT_CANDIDATES
     rows = conn.execute(
         f"""
         with candidates as ({_candidates(conn, mix)}),
@@ -218,8 +219,8 @@ def _ranked(
             group by document_id
         )
         select * exclude (hashed) from documents
-        order by {"hashed" if by == "disagreement" else order}
-        {limit if by == "disagreement" else f"limit {int(n)}"}
+        order by {order}
+        limit {limit}
         """,
         [excerpt_chars, seed],
     ).fetchall()

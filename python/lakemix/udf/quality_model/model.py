@@ -148,5 +148,9 @@ def file_digest(path: Path) -> str:
     Raises:
         ModelFileError: ``path`` is missing or is no readable quality model.
     """
-    load(path)
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise ModelFileError(f"{path}: cannot read the quality model ({error.strerror})") from None
+    from_bytes(data, name=str(path))
+    return hashlib.sha256(data).hexdigest()
