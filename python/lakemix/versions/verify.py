@@ -3,19 +3,25 @@
 For each table, the snapshots checked (the current one, a release's tag, or every tag) are
 walked through their manifest lists and manifests to the data and delete files. Each file is
 opened through the table's FileIO (local disk or ``s3://`` alike), its size compared with the
-manifest's, and its Parquet footer read; its row count is compared with the manifest's.
-``deep`` also decodes every row group. Problems are reported per table with the way to repair
-them: rebuild a model, re-ingest a raw file, or restore from a copy of the warehouse.
+manifest's, and its Parquet footer read; its row count is compared with the manifest's. That
+reads a few kilobytes per file, so it finds a file lost, cut short or grown, not one damaged
+inside its pages: ``deep`` reads and decodes every page (every byte of every file; the summary
+line says how many) and checks the pages' CRCs where the writer stored them. Problems are
+reported per table with the way to repair them: rebuild a model, take a raw file's ingest out
+(``lakemix ingest-remove``, which never reads the files it drops) and ingest its input files
+again, or restore from a copy of the warehouse.
 """
 
 from __future__ import annotations
 
-import re
+import shlex
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lakemix.catalog import catalog as open_catalog
 from lakemix.errors import LakemixError
+from lakemix.ingest.history import live_ingests
+from lakemix.ingest.ledger import INGEST_PROPERTY
 from lakemix.settings import Settings
 from lakemix.tables import INTERMEDIATE, MARTS, RAW, SNAPSHOTS, STAGING, mix_of_any
 
@@ -23,7 +29,6 @@ if TYPE_CHECKING:
     from pyiceberg.io import FileIO
     from pyiceberg.table import Table
 
-INGEST_FILE = re.compile(r"/ingest-([0-9a-f]{32})-\d{5}-\d{5}\.parquet$")
 MODEL_NAMESPACES = (STAGING, INTERMEDIATE, MARTS, SNAPSHOTS)
 
 
@@ -39,6 +44,15 @@ class Problem:
     kind: str  # "missing", "size", "unreadable", "rows", "metadata"
     detail: str
     refs: tuple[str, ...]  # the snapshots that reference it: "current", "tag v1", ...
+    ingest_id: str | None = None  # raw tables: the ingest whose snapshot added the file
+
+
+@dataclass(frozen=True)
+class IngestInputs:
+    """A live ingest of a raw table that a damaged file belongs to: what to ingest again."""
+
+    source: str
+    paths: tuple[str, ...]
 
 
 @dataclass
@@ -47,8 +61,11 @@ class TableReport:
 
     name: str
     files: int = 0
+    bytes: int = 0  # of the files checked (what ``deep`` reads)
+    deep: bool = False  # every page was read
     snapshots: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    ingests: dict[str, IngestInputs] = field(default_factory=dict)  # live ones with problems
 
     @property
     def ok(self) -> bool:
@@ -77,7 +94,8 @@ def check_file(
 
     Opens the file through ``io`` (so ``s3://`` works like a local path), compares its size
     with the manifest's, reads its Parquet footer and compares the footer's row count with the
-    manifest's; ``deep`` decodes every row group and counts its rows too.
+    manifest's; ``deep`` decodes every row group and counts its rows too, checking the
+    pages' CRCs where the writer stored them.
     """
     import pyarrow.parquet as pq
 
@@ -92,7 +110,7 @@ def check_file(
         return "size", f"{actual:,} bytes, the manifest records {size:,}"
     try:
         with source.open() as stream:
-            parquet = pq.ParquetFile(stream)
+            parquet = pq.ParquetFile(stream, page_checksum_verification=deep)
             footer_rows = parquet.metadata.num_rows
             if footer_rows != rows:
                 return "rows", f"footer says {footer_rows:,} rows, the manifest {rows:,}"
@@ -110,10 +128,11 @@ def check_file(
 def verify_table(table: Table, *, tag: str | None, all_tags: bool, deep: bool) -> TableReport:
     """Check every data and delete file of the chosen snapshots of ``table``."""
     name = ".".join(table.name()[-2:])
-    report = TableReport(name)
+    report = TableReport(name, deep=deep)
     chosen = _refs(table, tag, all_tags)
     seen: dict[str, Problem | None] = {}
     referenced_by: dict[str, list[str]] = {}
+    added_by: dict[str, int | None] = {}
     io = table.io
     for snapshot_id, names in chosen.items():
         report.snapshots.extend(names)
@@ -142,14 +161,38 @@ def verify_table(table: Table, *, tag: str | None, all_tags: bool, deep: bool) -
             referenced_by.setdefault(path, []).extend(names)
             if path in seen:
                 continue
+            added_by[path] = entry.snapshot_id
+            report.bytes += data.file_size_in_bytes
             found = check_file(io, path, data.file_size_in_bytes, data.record_count, deep=deep)
             seen[path] = None if found is None else Problem(path, found[0], found[1], ())
     report.files = len(seen)
+    ingest_of = _ingests_by_snapshot(table) if name.partition(".")[0] == RAW else {}
     for path, problem in seen.items():
         if problem is not None:
             refs = tuple(dict.fromkeys(referenced_by[path]))
-            report.problems.append(Problem(path, problem.kind, problem.detail, refs))
+            added = added_by[path]
+            ingest_id = ingest_of.get(added) if added is not None else None
+            report.problems.append(Problem(path, problem.kind, problem.detail, refs, ingest_id))
+    if ingest_of:
+        live = live_ingests(table)
+        for ingest_id in {p.ingest_id for p in report.problems if "current" in p.refs}:
+            if ingest_id in live:
+                ledger = live[ingest_id][2]
+                report.ingests[ingest_id] = IngestInputs(
+                    source=str(ledger[0]["source"]) if ledger else "",
+                    paths=tuple(sorted({str(e["path"]) for e in ledger})),
+                )
     return report
+
+
+def _ingests_by_snapshot(table: Table) -> dict[int, str]:
+    """Snapshot id -> the id of the ingest that committed it, for a raw table."""
+    found = {}
+    for snapshot in table.metadata.snapshots:
+        extra = snapshot.summary.additional_properties if snapshot.summary else {}
+        if INGEST_PROPERTY in extra:
+            found[snapshot.snapshot_id] = extra[INGEST_PROPERTY]
+    return found
 
 
 def repair_hint(report: TableReport) -> list[str]:
@@ -159,13 +202,14 @@ def repair_hint(report: TableReport) -> list[str]:
     tags = sorted({r[4:] for p in report.problems for r in p.refs if r.startswith("tag ")})
     current = any("current" in p.refs for p in report.problems)
     if namespace == RAW:
-        ingests = sorted({m.group(1) for p in report.problems if (m := INGEST_FILE.search(p.path))})
-        for ingest_id in ingests:
+        for ingest_id, inputs in sorted(report.ingests.items()):
+            paths = " ".join(shlex.quote(p) for p in inputs.paths)
             hints.append(
-                f"the files of ingest {ingest_id} are damaged: `lakemix ingest-remove {ingest_id}`,"
-                " then `lakemix ingest` its input files again (`lakemix ingests` names its source)"
+                f"`lakemix ingest-remove {ingest_id}` (drops the ingest's files, damaged or not, "
+                f"without reading them), then `lakemix ingest {paths} --source "
+                f"{shlex.quote(inputs.source)}` (its {len(inputs.paths)} input files again)"
             )
-        if not ingests:
+        if any("current" in p.refs and p.ingest_id not in report.ingests for p in report.problems):
             hints.append(
                 "restore the files from a copy of the warehouse (raw rows exist nowhere else)"
             )
@@ -209,7 +253,8 @@ def verify(
 
 
 def format_reports(reports: list[TableReport]) -> str:
-    """The per-table lines ``lakemix verify`` prints."""
+    """The per-table lines ``lakemix verify`` prints; the last says what was read (every page,
+    or sizes and footers and how many bytes ``--deep`` would read)."""
     lines = []
     for report in reports:
         where = ", ".join(report.snapshots) or "no snapshot"
@@ -225,9 +270,17 @@ def format_reports(reports: list[TableReport]) -> str:
         lines.extend(f"        repair: {hint}" for hint in repair_hint(report))
     broken = sum(not r.ok for r in reports)
     files = sum(r.files for r in reports)
+    size = sum(r.bytes for r in reports) / 1e6
+    deep = bool(reports) and all(r.deep for r in reports)
     lines.append(
         f"{len(reports)} tables, {files} files checked: "
         + (f"{broken} tables broken" if broken else "all files present and readable")
+        + (
+            f" (every page read: {size:,.1f} MB)"
+            if deep
+            else f" (sizes and footers only: damage inside a file's pages needs `--deep`, "
+            f"which reads all {size:,.1f} MB)"
+        )
     )
     return "\n".join(lines)
 
