@@ -4,6 +4,14 @@ from __future__ import annotations
 
 from lakemix.export.megatron import locate
 from lakemix.export.run import FORMATS, ExportResult, export
-from lakemix.export.source import ExportError, ReleaseGoneError
+from lakemix.export.source import ExportError, ReleaseDamagedError, ReleaseGoneError
 
-__all__ = ["FORMATS", "ExportError", "ExportResult", "ReleaseGoneError", "export", "locate"]
+__all__ = [
+    "FORMATS",
+    "ExportError",
+    "ExportResult",
+    "ReleaseDamagedError",
+    "ReleaseGoneError",
+    "export",
+    "locate",
+]

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from lakemix.cli import main
-from lakemix.export import ExportError, ReleaseGoneError, export, locate
+from lakemix.export import ExportError, ReleaseDamagedError, ReleaseGoneError, export, locate
 from lakemix.export.megatron import MAP_SUFFIX as MAP
 from lakemix.settings import Settings
 from lakemix.versions import connect_at, get_release
@@ -269,6 +269,34 @@ def test_a_garbage_collected_release_says_how_to_rebuild(release: Settings, tmp_
     assert "`lakemix rebuild v1 --keep`" in message
     assert isinstance(caught.value, ExportError)
     # the original is untouched
+    assert export("v1", tmp_path / "fine", fmt="jsonl", settings=release).manifest["complete"]
+
+
+def test_a_file_deleted_by_hand_is_named_not_called_garbage_collected(
+    release: Settings, tmp_path: Path
+) -> None:
+    """A data file of the release deleted while its snapshot is still in the table's metadata:
+    gc did not do it, so the error names the file and ``lakemix verify --tag``, in one line."""
+    from lakemix.catalog import catalog
+    from lakemix.iceberg import local_path
+
+    pinned = get_release("v1", release).snapshots["marts.mix_demo_unimax"].snapshot_id
+    table = catalog(release).load_table("marts.mix_demo_unimax")
+    lost = Path(local_path(next(iter(table.scan(snapshot_id=pinned).plan_files())).file.file_path))
+    aside = tmp_path / "aside.parquet"
+    shutil.move(lost, aside)
+    try:
+        with pytest.raises(ReleaseDamagedError) as caught:
+            export("v1", tmp_path / "out", fmt="parquet", settings=release)
+        message = str(caught.value)
+        assert str(lost) in message and "`lakemix verify --tag v1`" in message
+        assert "garbage-collected" not in message and "did not expire it" in message
+        assert isinstance(caught.value, ExportError)
+        refused = invoke("export", "v1", "--format", "jsonl", str(tmp_path / "cli"))
+        assert refused.exit_code == 1 and refused.output.count("\n") == 1, refused.output
+        assert str(lost) in refused.output
+    finally:
+        shutil.move(aside, lost)
     assert export("v1", tmp_path / "fine", fmt="jsonl", settings=release).manifest["complete"]
 
 
