@@ -325,6 +325,91 @@ def hostile(work: Path) -> list[tuple[str, str, str, float]]:
     return rows
 
 
+KILL_BETWEEN_COMMITS = """
+import os, sys
+from lakemix.ingest import remove
+real, done = remove.commit_with_retry, []
+def commit_then_die(*args, **kwargs):
+    if done:
+        os._exit(137)
+    done.append(real(*args, **kwargs))
+    return done[-1]
+remove.commit_with_retry = commit_then_die
+remove.remove_ingest(sys.argv[1])
+"""
+
+
+def _damage(path: Path, how: str) -> None:
+    import pyarrow.parquet as pq
+
+    good = path.read_bytes()
+    if how == "lost":
+        path.unlink()
+    elif how == "truncated":
+        path.write_bytes(good[: len(good) // 2])
+    else:  # "mid-file": the text column's pages of the first row group zeroed, footer intact
+        meta = pq.ParquetFile(path).metadata.row_group(0)
+        chunk = next(meta.column(i) for i in range(meta.num_columns)
+                     if meta.column(i).path_in_schema == "text")  # fmt: skip
+        start = chunk.dictionary_page_offset or chunk.data_page_offset
+        size = chunk.total_compressed_size
+        path.write_bytes(good[:start] + bytes(size) + good[start + size :])
+
+
+def _lost_doubled(expected: tuple[list[str], list[str]], got: tuple[list[str], list[str]]) -> str:
+    lost = sum(len(set(e) - set(g)) for e, g in zip(expected, got, strict=True))
+    doubled = sum(len(g) - len(set(g)) for g in got)
+    extra = sum(len(set(g) - set(e)) for e, g in zip(expected, got, strict=True))
+    return f"{lost} lost, {doubled} doubled" + (f", {extra} unknown" if extra else "")
+
+
+def repairs(work: Path) -> list[tuple[str, str, str]]:
+    """A damaged raw file taken out with ``ingest-remove`` and its source ingested again; a
+    removal killed between its two commits, the files ingested meanwhile, the removal rerun.
+    Each ends with the raw ids compared with the lakehouse before the fault."""
+    from lakemix import catalog
+    from lakemix.iceberg import local_path
+    from lakemix.ingest.history import list_ingests
+
+    first, second = work / "repair-a.jsonl", work / "repair-b.jsonl"
+    write_corpus(first, 3_000, "ra")
+    write_corpus(second, 1_000, "rb")
+    rows = []
+    for how in ("lost", "truncated", "mid-file", "removal killed"):
+        home = work / f"repair-{how.replace(' ', '-')}"
+        for path, source in ((first, "a"), (second, "b")):
+            run([LAKEMIX, "ingest", str(path), "--source", source], home)
+        expected = raw_ids(home)
+        cat = catalog(settings_of(home))
+        ingest_id = next(r.ingest_id for r in list_ingests(cat) if r.source == "a")
+        env = environment(home)
+        if how == "removal killed":
+            killed = subprocess.run([sys.executable, "-c", KILL_BETWEEN_COMMITS, ingest_id],
+                                    cwd=ROOT, env=env, capture_output=True)  # fmt: skip
+            run([LAKEMIX, "ingest", str(first), "--source", "a"], home)  # meanwhile
+            found = "killed between commits" if killed.returncode == 137 else "NOT KILLED"
+        else:
+            files = cat.load_table("raw.documents").scan().plan_files()
+            damaged = next(Path(local_path(t.file.file_path)) for t in files
+                           if ingest_id in t.file.file_path)  # fmt: skip
+            _damage(damaged, how)
+            plain = subprocess.run([LAKEMIX, "verify"], cwd=ROOT, env=env, capture_output=True)
+            deep = subprocess.run([LAKEMIX, "verify", "--deep"], cwd=ROOT, env=env,
+                                  capture_output=True, text=True)  # fmt: skip
+            advice = f"`lakemix ingest-remove {ingest_id}`" in deep.stdout
+            found = f"plain {'found' if plain.returncode else 'passed'}, deep " + (
+                "found, advice ok" if deep.returncode and advice else "MISSED"
+            )
+        removed = subprocess.run([LAKEMIX, "ingest-remove", ingest_id], cwd=ROOT, env=env,
+                                 capture_output=True, text=True)  # fmt: skip
+        if removed.returncode:
+            rows.append((how, found, f"ingest-remove failed: {removed.stderr.strip()[-90:]}"))
+            continue
+        run([LAKEMIX, "ingest", str(first), "--source", "a"], home)
+        rows.append((how, found, _lost_doubled(expected, raw_ids(home))))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=3)
@@ -337,6 +422,9 @@ def main() -> None:
         print(f"\n{'stage':<16} {'trials':>6} {'killed mid-run':>14} {'converged':>9}")
         for stage, trials, landed, converged in kills(work, args.trials, args.seed):
             print(f"{stage:<16} {trials:>6} {landed:>14} {converged:>9}")
+        print(f"\n{'raw fault':<16} {'verify':<40} rows after repair and re-ingest")
+        for how, found, outcome in repairs(work):
+            print(f"{how:<16} {found:<40} {outcome}")
         print(f"\n{'file':<26} {'peak RSS':>9}  outcome / quarantine reason")
         for name, outcome, reason, rss in hostile(work):
             print(f"{name:<26} {rss:>6.0f} MB  {outcome}")
