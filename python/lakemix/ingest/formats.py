@@ -9,6 +9,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 import orjson
 
@@ -203,11 +204,12 @@ def read_text(opened: OpenedFile, max_bytes: int) -> Iterator[Item]:
     yield Document(offset=0, line_number=1, text=text, is_utf8_repaired=repaired)
 
 
-def read_parquet(path: Path, mapping: FieldMapping) -> Iterator[Item]:
-    """Parquet: one document a row (``offset`` is the row index), read a row group at a time."""
+def read_parquet(source: Path | BinaryIO, mapping: FieldMapping) -> Iterator[Item]:
+    """Parquet: one document a row (``offset`` is the row index), read a row group at a time
+    from a path or an open file (read at random)."""
     import pyarrow.parquet as pq
 
-    reader = pq.ParquetFile(path)
+    reader = pq.ParquetFile(source)
     names = set(reader.schema_arrow.names)
     top = {p.split(".")[0] for p in mapping.text}
     if not names & top:
@@ -247,5 +249,5 @@ def reader_for(
         return lambda _path, opened: read_text(opened, max_bytes)
     if fmt == "parquet":
         m = mapping or mappings.JSONL
-        return lambda path, _opened: read_parquet(path, m)
+        return lambda _path, opened: read_parquet(opened.raw, m)
     raise UnknownFormatError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")

@@ -25,7 +25,10 @@ class TruncatedStreamError(LakemixError):
 def compression_of(path: Path) -> str | None:
     """``"gzip"``, ``"zstd"`` or None, decided by the file's first bytes, not its name."""
     with path.open("rb") as f:
-        head = f.read(4)
+        return _compression(f.read(4))
+
+
+def _compression(head: bytes) -> str | None:
     if head.startswith(GZIP_MAGIC):
         return "gzip"
     if head.startswith(ZSTD_MAGIC):
@@ -153,15 +156,23 @@ def open_file(path: Path) -> OpenedFile:
 
     Offsets in a transcoded file count bytes of its UTF-8 form.
     """
-    kind = compression_of(path)
-    if kind is None:
-        raw: BinaryIO = path.open("rb", buffering=BUFFER_BYTES)
+    return open_stream(path.open("rb", buffering=BUFFER_BYTES))
+
+
+def open_stream(raw: BinaryIO) -> OpenedFile:
+    """``open_file`` on a file already open (at its start, buffered: it has ``peek``):
+    compression and encoding are told from its first bytes, read through ``raw`` itself.
+    Closing the result closes ``raw``."""
+    try:
+        kind = _compression(raw.peek(4)[:4])  # type: ignore[attr-defined]
         stream: BinaryIO = raw
-    else:
-        raw = path.open("rb", buffering=0)
-        decoder = _gzip_decoder if kind == "gzip" else _zstd_decoder
-        stream = io.BufferedReader(_DecodedStream(raw, decoder, kind), BUFFER_BYTES)
-    encoding = utf16_encoding(stream.peek(4)[:4])  # type: ignore[attr-defined]
+        if kind is not None:
+            decoder = _gzip_decoder if kind == "gzip" else _zstd_decoder
+            stream = io.BufferedReader(_DecodedStream(raw, decoder, kind), BUFFER_BYTES)
+        encoding = utf16_encoding(stream.peek(4)[:4])  # type: ignore[attr-defined]
+    except BaseException:
+        raw.close()
+        raise
     if encoding is not None:
         stream = io.BufferedReader(_TranscodedStream(stream, encoding), BUFFER_BYTES)
     return OpenedFile(raw=raw, stream=stream)
