@@ -1,9 +1,14 @@
-"""``lakemix ingest``: raw files into ``raw.documents`` and ``raw.quarantine``, exactly once."""
+"""``lakemix ingest``: raw files into ``raw.documents`` and ``raw.quarantine``, exactly once.
+
+What a run prints is what it committed: a file's ``documents`` and ``quarantined`` counts are
+set from the ledger entries its commits carried (``_settle``), never from what it read. A file
+read while it changed, or that the file system would not let it read to the end, commits
+nothing and is reported as not read, with the reason.
+"""
 
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import sys
 import uuid
@@ -14,36 +19,48 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lakemix.catalog import catalog as open_catalog
-from lakemix.errors import LakemixError
 from lakemix.iceberg import commit_with_retry, ensure_table
 from lakemix.ingest import formats, schema
+from lakemix.ingest.checked import CheckedFile, FileChangedError
+from lakemix.ingest.inputs import IngestInputError, expand_paths
 from lakemix.ingest.ledger import LedgerEntry, ingested_files, ledger_properties
 from lakemix.ingest.mapping import FieldMapping
 from lakemix.ingest.records import Document, Rejected
 from lakemix.ingest.sink import ParquetSink
-from lakemix.ingest.streams import open_file, read_errors
+from lakemix.ingest.streams import open_stream, read_errors
 from lakemix.settings import Settings
 from lakemix.tables import RAW_DOCUMENTS, RAW_QUARANTINE
 
 if TYPE_CHECKING:
     from pyiceberg.table import Table
 
+__all__ = [
+    "FileResult",
+    "IngestInputError",
+    "IngestResult",
+    "document_id",
+    "expand_paths",
+    "ingest",
+    "validate_source",
+]
+
 SOURCE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 PROGRESS_EVERY = 512
-
-
-class IngestInputError(LakemixError, ValueError):
-    """A path, source name or format that cannot be ingested (nothing was written)."""
+INGESTED = "ingested"
+ALREADY_INGESTED = "already ingested"
+NOT_READ = "not read"
+LOST_RACE = "ingested by a concurrent ingest while this one read it (its rows are counted there)"
 
 
 @dataclass
 class FileResult:
-    """What happened to one input file."""
+    """What happened to one input file. ``documents`` and ``quarantined`` count the rows this
+    ingest committed; ``read`` the records it read."""
 
     path: str
     sha256: str
     format: str
-    status: str = "ingested"  # or "already ingested"
+    status: str = INGESTED  # or ALREADY_INGESTED, NOT_READ
     read: int = 0
     documents: int = 0
     quarantined: int = 0
@@ -67,12 +84,12 @@ class IngestResult:
     @property
     def skipped(self) -> int:
         """Files left alone because their content was already ingested."""
-        return sum(f.status == "already ingested" for f in self.files)
+        return sum(f.status == ALREADY_INGESTED for f in self.files)
 
     @property
     def read_files(self) -> int:
-        """Files whose records were read in this run."""
-        return sum(f.status == "ingested" for f in self.files)
+        """Files whose records this run read and committed."""
+        return sum(f.status == INGESTED for f in self.files)
 
 
 def validate_source(source: str) -> str:
@@ -83,118 +100,6 @@ def validate_source(source: str) -> str:
             "starting with a letter or digit"
         )
     return source
-
-
-def expand_paths(
-    paths: Sequence[str | Path],
-    fmt: str,
-    skipped: list[tuple[Path, str]] | None = None,
-    *,
-    follow_symlinks: bool = False,
-) -> list[tuple[Path, str]]:
-    """Files to read, with their concrete format. Directories are walked (sorted, no hidden
-    files). Added to ``skipped`` with the reason, not read: documentation files found there
-    (README, SOURCE.txt, ...), and symlinks whose target lies outside the given paths (a link
-    to ``/etc/passwd`` in an input folder), unless ``follow_symlinks``.
-
-    Raises:
-        IngestInputError: a path does not exist, a directory holds no file of the format, or a
-            file's format cannot be told.
-    """
-    if fmt not in formats.FORMATS:
-        raise IngestInputError(
-            f"unknown format {fmt!r}; choose one of: {', '.join(formats.FORMATS)}"
-        )
-    if not paths:
-        raise IngestInputError("no input paths given")
-    missing = [Path(p) for p in paths if not Path(p).exists()]
-    if missing:
-        broken = [
-            f"{p} (a symlink that leads nowhere or to itself)" for p in missing if p.is_symlink()
-        ]
-        absent = [str(p) for p in missing if not p.is_symlink()]
-        raise IngestInputError("no such file or directory: " + ", ".join([*absent, *broken]))
-    found: list[tuple[Path, str]] = []
-    seen: set[Path] = set()
-    roots = tuple(Path(p).resolve() for p in paths)
-    outside: list[tuple[Path, str]] = []
-    for given in map(Path, paths):
-        if given.is_dir():
-            walked = sorted(_walk(given, roots, follow_symlinks=follow_symlinks, outside=outside))
-            files = [p for p in walked if formats.accepts(p, fmt)]
-            if skipped is not None:
-                skipped.extend(
-                    (p.resolve(), "documentation file")
-                    for p in walked
-                    if formats.is_documentation(p)
-                )
-            if not files:
-                raise IngestInputError(f"{given}: no files of format {fmt!r} in this directory")
-        elif given.is_file():
-            files = [given]
-        else:
-            raise IngestInputError(f"{given}: not a regular file or directory")
-        for path in files:
-            resolved = path.resolve()
-            if resolved in seen:
-                continue
-            seen.add(resolved)
-            try:
-                found.append((resolved, formats.detect_format(path, fmt)))
-            except formats.UnknownFormatError as exc:
-                raise IngestInputError(str(exc)) from None
-    if skipped is not None:
-        skipped.extend(outside)
-    return found
-
-
-def _is_inside(path: Path, roots: Sequence[Path]) -> bool:
-    return any(path == root or path.is_relative_to(root) for root in roots)
-
-
-def _walk(
-    root: Path,
-    roots: Sequence[Path],
-    *,
-    follow_symlinks: bool,
-    outside: list[tuple[Path, str]],
-) -> Iterator[Path]:
-    """Files below ``root``, hidden ones left out. A symlink whose target lies outside
-    ``roots`` is listed in ``outside`` and not followed, unless ``follow_symlinks``."""
-    way_out = "outside the given paths; --follow-symlinks reads it"
-    walked: set[Path] = set()
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=follow_symlinks):
-        real = Path(dirpath).resolve()
-        if real in walked:  # a link loop, or a folder reached twice through links
-            dirnames[:] = []
-            continue
-        walked.add(real)
-        kept = []
-        for name in dirnames:
-            path = Path(dirpath) / name
-            if name.startswith("."):
-                continue
-            if path.is_symlink() and not follow_symlinks:
-                # Not walked: a link inside the roots leads to a folder walked where it lies.
-                if not _is_inside(path.resolve(), roots):
-                    outside.append((path.absolute(), f"link to folder {path.resolve()}, {way_out}"))
-                continue
-            kept.append(name)
-        dirnames[:] = kept
-        for name in filenames:
-            path = Path(dirpath) / name
-            if path.is_symlink() and not follow_symlinks and not _is_inside(path.resolve(), roots):
-                if path.exists():
-                    outside.append((path.absolute(), f"link to {path.resolve()}, {way_out}"))
-                continue
-            if path.is_file():
-                yield path
-
-
-def file_sha256(path: Path) -> str:
-    """Hex SHA-256 of the file's bytes, read in chunks."""
-    with path.open("rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def document_id(source: str, record_id: str | None, sha256: str, offset: int) -> str:
@@ -239,7 +144,8 @@ def ingest(
 
     Each table gets one snapshot per call, recording the input files. A file whose content
     (SHA-256) is already in ``raw.documents`` is skipped. Memory is bounded by one row group per
-    table, whatever the file sizes.
+    table, whatever the file sizes. A file that cannot be read, or changes while it is read,
+    is reported as not read (its status and note) and commits nothing; the others go on.
 
     Args:
         paths: Files or directories (walked for files of the format).
@@ -264,117 +170,214 @@ def ingest(
     files = expand_paths(paths, fmt, not_read, follow_symlinks=follow_symlinks)
     overrides = {"text": text_field, "id": id_field, "url": url_field, "drop": tuple(drop_fields)}
     cat = open_catalog(settings)
-    documents = ensure_table(cat, RAW_DOCUMENTS, schema.DOCUMENTS_SCHEMA)
-    quarantine = ensure_table(cat, RAW_QUARANTINE, schema.QUARANTINE_SCHEMA)
-    done_documents = ingested_files(documents)
-    done_quarantine = ingested_files(quarantine)
-
-    ingest_id = uuid.uuid4().hex
-    result = IngestResult(ingest_id=ingest_id, source=source)
+    run = _Run(
+        source=source,
+        ingest_id=uuid.uuid4().hex,
+        ingested_at=datetime.now(UTC),
+        documents=ensure_table(cat, RAW_DOCUMENTS, schema.DOCUMENTS_SCHEMA),
+        quarantine=ensure_table(cat, RAW_QUARANTINE, schema.QUARANTINE_SCHEMA),
+        overrides=overrides,
+        max_record_bytes=max_record_bytes,
+    )
+    result = IngestResult(ingest_id=run.ingest_id, source=source)
     result.files.extend(
-        FileResult(path=str(p), sha256="", format="", status="not read", note=reason)
+        FileResult(path=str(p), sha256="", format="", status=NOT_READ, note=reason)
         for p, reason in not_read
     )
-    ingested_at = datetime.now(UTC)
-    doc_files: dict[str, list[str]] = {}
-    q_files: dict[str, list[str]] = {}
-    doc_entries: list[LedgerEntry] = []
-    q_entries: list[LedgerEntry] = []
-    bar = _progress(sum(p.stat().st_size for p, _ in files), progress)
-    seen_sha: set[str] = set()
-    consumed = 0  # bytes of the files finished so far, for the progress bar
+    reads: list[_Read] = []
+    run.bar = _progress(sum(_size(p) for p, _ in files), progress)
     try:
         for index, (path, concrete) in enumerate(files):
-            sha = file_sha256(path)
-            outcome = FileResult(path=str(path), sha256=sha, format=concrete)
+            outcome = FileResult(path=str(path), sha256="", format=concrete)
             result.files.append(outcome)
-            if sha in done_documents or sha in seen_sha:
-                first = done_documents.get(sha)
-                outcome.status = "already ingested"
-                outcome.note = (
-                    f"same content as {first.path} (source {first.source})"
-                    if first
-                    else "same content as an earlier file in this run"
-                )
-                consumed += path.stat().st_size
-                bar.update(consumed - bar.n)
-                continue
-            seen_sha.add(sha)
-            mapping = _mapping(concrete, overrides)
-            prefix = f"ingest-{ingest_id}-{index:05d}"
-            doc_sink = ParquetSink(documents, schema.arrow_schema(schema.DOCUMENTS_SCHEMA), prefix)
-            q_sink = ParquetSink(quarantine, schema.arrow_schema(schema.QUARANTINE_SCHEMA), prefix)
-            common = {
-                "source": source,
-                "file": str(path),
-                "file_sha256": sha,
-                "ingested_at": ingested_at,
-                "ingest_id": ingest_id,
-            }
-            for item in _read(path, concrete, mapping, max_record_bytes, bar):
-                outcome.read += 1
-                if isinstance(item, Document):
-                    doc_sink.append(
-                        {
-                            **common,
-                            "document_id": document_id(source, item.record_id, sha, item.offset),
-                            "url": item.url,
-                            "offset": item.offset,
-                            "line_number": item.line_number,
-                            "text": item.text,
-                            "metadata": item.metadata,
-                            "is_utf8_repaired": item.is_utf8_repaired,
-                        },
-                        len(item.text) + len(item.metadata or ""),
-                    )
-                    outcome.documents += 1
-                else:
-                    q_sink.append(
-                        {
-                            **common,
-                            # the reason too: a broken stream is reported at the offset of
-                            # the last record read, which may itself have been rejected
-                            "quarantine_id": hashlib.blake2b(
-                                f"{sha}\0{item.offset}\0{item.reason}".encode(
-                                    "utf-8", "surrogatepass"
-                                ),
-                                digest_size=16,
-                            ).hexdigest(),
-                            "offset": item.offset,
-                            "line_number": item.line_number,
-                            "reason": item.reason,
-                            "excerpt": item.excerpt,
-                        },
-                        len(item.excerpt or "") + len(item.reason),
-                    )
-                    outcome.quarantined += 1
-            doc_files[sha] = doc_sink.close()
-            doc_entries.append(
-                LedgerEntry(path=str(path), sha256=sha, source=source, rows=outcome.documents)
-            )
-            if sha in done_quarantine:  # committed by an earlier run that stopped before documents
-                q_sink.discard()
-            else:
-                q_files[sha] = q_sink.close()
-                q_entries.append(
-                    LedgerEntry(path=str(path), sha256=sha, source=source, rows=outcome.quarantined)
-                )
-            consumed += path.stat().st_size
-            bar.update(consumed - bar.n)
+            read = run.read_file(index, path, concrete, outcome)
+            if read is not None:
+                reads.append(read)
     finally:
-        bar.close()
+        run.bar.close()
     props = {
-        "lakemix.ingest_id": ingest_id,
+        "lakemix.ingest_id": run.ingest_id,
         "lakemix.source": source,
         "lakemix.version": _version(),
     }
     # Quarantine first: if we stop between the two commits, the rerun re-reads the files
     # (documents were not committed) but finds their quarantine rows already in the ledger.
-    if q_entries:
-        result.quarantine_snapshot_id = _commit(cat, RAW_QUARANTINE, q_entries, q_files, props)
-    if doc_entries:
-        result.documents_snapshot_id = _commit(cat, RAW_DOCUMENTS, doc_entries, doc_files, props)
+    entries = [r.entry(r.quarantined) for r in reads if r.quarantine_files is not None]
+    files_of = {r.outcome.sha256: r.quarantine_files or [] for r in reads}
+    result.quarantine_snapshot_id, quarantined = _commit(
+        cat, RAW_QUARANTINE, entries, files_of, props
+    )
+    entries = [r.entry(r.documents) for r in reads]
+    files_of = {r.outcome.sha256: r.document_files for r in reads}
+    result.documents_snapshot_id, documented = _commit(cat, RAW_DOCUMENTS, entries, files_of, props)
+    _settle(reads, documented=documented, quarantined=quarantined)
     return result
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # gone since it was listed: its turn will say so
+        return 0
+
+
+@dataclass
+class _Read:
+    """One file read into data files not yet committed: the rows it holds, per table."""
+
+    outcome: FileResult
+    source: str
+    documents: int
+    document_files: list[str]
+    quarantined: int
+    quarantine_files: list[str] | None  # None: an earlier ingest committed its quarantine rows
+
+    def entry(self, rows: int) -> LedgerEntry:
+        return LedgerEntry(
+            path=self.outcome.path, sha256=self.outcome.sha256, source=self.source, rows=rows
+        )
+
+
+def _settle(reads: list[_Read], *, documented: set[str], quarantined: set[str]) -> None:
+    """Count for each file the rows this run committed (the files whose checksum its
+    commits recorded), and say why when that is not what it read."""
+    for read in reads:
+        outcome, sha = read.outcome, read.outcome.sha256
+        outcome.documents = read.documents if sha in documented else 0
+        outcome.quarantined = read.quarantined if sha in quarantined else 0
+        if sha not in documented:
+            outcome.status, outcome.note = ALREADY_INGESTED, LOST_RACE
+        elif read.quarantined and sha not in quarantined:
+            outcome.note = "its quarantine rows were committed by another ingest"
+
+
+@dataclass(kw_only=True)
+class _Run:
+    """What every file of one ingest shares, and reading one file into uncommitted data files."""
+
+    source: str
+    ingest_id: str
+    ingested_at: datetime
+    documents: Table
+    quarantine: Table
+    overrides: dict[str, Any]
+    max_record_bytes: int
+    bar: Any = None
+    consumed: int = 0  # bytes of the files finished so far, for the progress bar
+    seen: set[str] = field(default_factory=set)  # checksums read in this run
+    done_documents: dict[str, LedgerEntry] = field(init=False)
+    done_quarantine: dict[str, LedgerEntry] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.done_documents = ingested_files(self.documents)
+        self.done_quarantine = ingested_files(self.quarantine)
+
+    def read_file(self, index: int, path: Path, fmt: str, outcome: FileResult) -> _Read | None:
+        """Read ``path`` into data files; None when there is nothing of it to commit (already
+        ingested, or not read: ``outcome`` says why)."""
+        try:
+            checked = CheckedFile(path)
+        except OSError as exc:
+            outcome.status, outcome.note = NOT_READ, f"cannot be read: {exc.strerror or exc}"
+            return None
+        with checked:
+            try:
+                return self._read_checked(index, checked, fmt, outcome)
+            finally:
+                self.consumed += checked.state.size
+                self.bar.update(max(0, self.consumed - self.bar.n))
+
+    def _read_checked(
+        self, index: int, checked: CheckedFile, fmt: str, outcome: FileResult
+    ) -> _Read | None:
+        sha = outcome.sha256 = checked.sha256
+        if sha in self.done_documents or sha in self.seen:
+            first = self.done_documents.get(sha)
+            outcome.status = ALREADY_INGESTED
+            outcome.note = (
+                f"same content as {first.path} (source {first.source})"
+                if first
+                else "same content as an earlier file in this run"
+            )
+            return None
+        prefix = f"ingest-{self.ingest_id}-{index:05d}"
+        doc_sink = ParquetSink(self.documents, schema.arrow_schema(schema.DOCUMENTS_SCHEMA), prefix)
+        q_sink = ParquetSink(self.quarantine, schema.arrow_schema(schema.QUARANTINE_SCHEMA), prefix)
+        common = {
+            "source": self.source,
+            "file": outcome.path,
+            "file_sha256": sha,
+            "ingested_at": self.ingested_at,
+            "ingest_id": self.ingest_id,
+        }
+        mapping = _mapping(fmt, self.overrides)
+        for item in _read(checked, fmt, mapping, self.max_record_bytes, self.bar):
+            outcome.read += 1
+            if isinstance(item, Document):
+                doc_sink.append(
+                    _document_row(item, common), len(item.text) + len(item.metadata or "")
+                )
+            else:
+                q_sink.append(
+                    _quarantine_row(item, common), len(item.excerpt or "") + len(item.reason)
+                )
+        try:
+            checked.verify()
+        except (OSError, FileChangedError) as exc:
+            doc_sink.discard()
+            q_sink.discard()
+            outcome.status, outcome.read = NOT_READ, 0
+            outcome.note = (
+                str(exc).removeprefix(f"{checked.path}: ")
+                if isinstance(exc, FileChangedError)
+                else f"read failed: {exc.strerror or exc}; nothing of it was committed"
+            )
+            return None
+        self.seen.add(sha)
+        quarantine_files: list[str] | None = None
+        if sha in self.done_quarantine:  # committed by an earlier run that stopped before documents
+            q_sink.discard()
+        else:
+            quarantine_files = q_sink.close()
+        return _Read(
+            outcome=outcome,
+            source=self.source,
+            documents=doc_sink.rows,
+            document_files=doc_sink.close(),
+            quarantined=q_sink.rows,
+            quarantine_files=quarantine_files,
+        )
+
+
+def _document_row(item: Document, common: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **common,
+        "document_id": document_id(
+            common["source"], item.record_id, common["file_sha256"], item.offset
+        ),
+        "url": item.url,
+        "offset": item.offset,
+        "line_number": item.line_number,
+        "text": item.text,
+        "metadata": item.metadata,
+        "is_utf8_repaired": item.is_utf8_repaired,
+    }
+
+
+def _quarantine_row(item: Rejected, common: dict[str, Any]) -> dict[str, Any]:
+    # the reason too: a broken stream is reported at the offset of the last record read,
+    # which may itself have been rejected
+    key = f"{common['file_sha256']}\0{item.offset}\0{item.reason}"
+    return {
+        **common,
+        "quarantine_id": hashlib.blake2b(
+            key.encode("utf-8", "surrogatepass"), digest_size=16
+        ).hexdigest(),
+        "offset": item.offset,
+        "line_number": item.line_number,
+        "reason": item.reason,
+        "excerpt": item.excerpt,
+    }
 
 
 def _mapping(fmt: str, overrides: dict[str, Any]) -> FieldMapping:
@@ -385,22 +388,19 @@ def _mapping(fmt: str, overrides: dict[str, Any]) -> FieldMapping:
 
 
 def _read(
-    path: Path, fmt: str, mapping: FieldMapping, max_bytes: int, bar: Any
+    checked: CheckedFile, fmt: str, mapping: FieldMapping, max_bytes: int, bar: Any
 ) -> Iterator[Document | Rejected]:
     """Every item of one file; a broken file or stream ends as one more rejected record."""
     reader = formats.reader_for(fmt, mapping, max_bytes)
     start = bar.n
     last = 0
     try:
-        opened = open_file(path)  # reads the first bytes (compression, UTF-16)
-    except OSError as exc:
-        yield Rejected(0, None, f"cannot open file: {exc.strerror or exc}")
-        return
+        opened = open_stream(checked.reader())  # reads the first bytes (compression, UTF-16)
     except read_errors() as exc:
         yield Rejected(0, None, f"unreadable stream at its start: {type(exc).__name__}: {exc}")
         return
     try:
-        for n, item in enumerate(reader(path, opened), 1):
+        for n, item in enumerate(reader(checked.path, opened), 1):
             yield item
             last = item.offset
             if n % PROGRESS_EVERY == 0:
@@ -421,10 +421,17 @@ def _commit(
     entries: list[LedgerEntry],
     data_files: dict[str, list[str]],
     props: dict[str, str],
-) -> int | None:
-    """Add the data files of ``entries`` not yet in the table's ledger, as one snapshot."""
+) -> tuple[int | None, set[str]]:
+    """Add the data files of ``entries`` not yet in the table's ledger, as one snapshot.
 
-    def attempt(table: Table) -> int | None:
+    Returns:
+        The snapshot's id (None when there was nothing left to commit) and the checksums of
+        the entries it recorded: those a concurrent ingest committed first are not among them.
+    """
+    if not entries:
+        return None, set()
+
+    def attempt(table: Table) -> tuple[int | None, set[str]]:
         done = ingested_files(table)
         fresh = [e for e in entries if e.sha256 not in done]
         stale = [e for e in entries if e.sha256 in done]
@@ -433,7 +440,7 @@ def _commit(
                 table.io.delete(path)
             data_files.pop(entry.sha256, None)
         if not fresh:
-            return None
+            return None, set()
         paths = [p for e in fresh for p in data_files.get(e.sha256, [])]
         properties = {**props, **ledger_properties(fresh)}
         if paths:
@@ -442,7 +449,8 @@ def _commit(
             from lakemix.ingest.schema import arrow_schema
 
             table.append(arrow_schema(table.schema()).empty_table(), snapshot_properties=properties)
-        return _snapshot_of(table.refresh(), props["lakemix.ingest_id"])
+        snapshot = _snapshot_of(table.refresh(), props["lakemix.ingest_id"])
+        return snapshot, {e.sha256 for e in fresh}
 
     return commit_with_retry(cat, identifier, attempt)
 
