@@ -15,7 +15,12 @@ Hostile input: files made here (invalid UTF-8, UTF-16 with and without BOM, trun
 zstd, wrong JSON types, 5,000-deep nesting, a 200 MB single line, NUL bytes, empty and zero-byte
 files, a directory where a file is expected, a symlink loop, a Parquet file with another schema)
 go through one ``lakemix ingest`` each; the table gives each file's outcome (documents, quarantined
-records, or the command's error), the quarantine reason, and the ingest's peak RSS.
+records, or the command's error), the quarantine reason, and the ingest's peak RSS. Then three
+scenarios, each counted as rows lost and doubled once it is over: a file ingested while a writer
+still appends to it, then again when complete; a folder with a file and a folder the ingest may
+not read (as root: without the capabilities that ignore permissions), a FIFO and a symlink loop,
+then again when readable; two homes on one catalog ingesting one folder at once (what they print
+must add up to what was committed).
 """
 
 from __future__ import annotations
@@ -24,11 +29,13 @@ import argparse
 import gzip
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -325,6 +332,140 @@ def hostile(work: Path) -> list[tuple[str, str, str, float]]:
     return rows
 
 
+def _texts(env: dict[str, str]) -> list[str]:
+    """Every text in raw.documents of the lakehouse ``env`` names."""
+    from lakemix import catalog
+    from lakemix.settings import Settings
+
+    table = catalog(Settings.from_env(env)).load_table("raw.documents")
+    return table.scan(selected_fields=("text",)).to_arrow().column("text").to_pylist()
+
+
+def _counted(expected: set[str], got: list[str]) -> str:
+    return f"{len(expected - set(got))} lost, {len(got) - len(set(got))} doubled"
+
+
+def _ingest(path: Path, env: dict[str, str], *, drop_read_permission: bool = False) -> Any:
+    """``lakemix ingest PATH`` in ``env``; with ``drop_read_permission``, as root without the
+    capabilities that let root read every file (file permissions bind it as any user)."""
+    cmd = [LAKEMIX, "ingest", str(path), "--source", "hostile", "--no-progress"]
+    if drop_read_permission and os.geteuid() == 0:
+        caps = "-dac_override,-dac_read_search"
+        cmd = ["setpriv", f"--bounding-set={caps}", f"--inh-caps={caps}", *cmd]
+    return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+
+
+def _said(out: Any, name: str | None = None) -> str:
+    """What one ``lakemix ingest`` said: the status and note of file ``name``, else its count
+    of ingested rows and of "not read" lines; its error, or a traceback."""
+    if "Traceback" in out.stderr or out.returncode:
+        return f"exit {out.returncode}: {out.stderr.strip().splitlines()[-1][:70]}"
+    if name is not None:
+        line = next((s for s in out.stdout.splitlines() if name in s), "")
+        return " ".join(line.split()[1:])[:90]
+    ingested = re.search(r"([\d,]+) ingested", out.stdout)
+    return f"{ingested.group(1) if ingested else '?'} ingested, " + (
+        f"{out.stdout.count(' not read ')} not read"
+    )
+
+
+def _growing(work: Path) -> tuple[str, str, str]:
+    """A file a writer is still appending to, ingested; then again once it is complete."""
+    import orjson
+
+    path, home = work / "growing.jsonl", work / "hostile-growing"
+    texts = [f"growing {n} " + "x" * 150 for n in range(60_000)]
+    lines = [orjson.dumps({"text": text}) for text in texts]
+
+    def write() -> None:
+        with path.open("ab") as f:
+            for start in range(0, len(lines), 300):  # 200 appends over 4 s or more
+                f.write(b"\n".join(lines[start : start + 300]) + b"\n")
+                f.flush()
+                time.sleep(0.02)
+
+    path.touch()
+    writer = threading.Thread(target=write)
+    writer.start()
+    during = _ingest(path, environment(home))
+    writer.join()
+    after = _ingest(path, environment(home))
+    counted = _counted(set(texts), _texts(environment(home)))
+    return "file still written", counted, f"during: {_said(during, path.name)}; then {_said(after)}"
+
+
+def _unreadable(work: Path) -> tuple[str, str, str]:
+    """A folder with a file and a folder it may not read, a FIFO, a symlink loop and a link
+    to a device beside a good file; then again, everything readable."""
+    import orjson
+
+    folder, home = work / "unreadable", work / "hostile-unreadable"
+    (folder / "locked").mkdir(parents=True)
+    texts = set()
+    for name in ("good.jsonl", "secret.jsonl", "locked/inner.jsonl"):
+        text = [f"{name} {n}" for n in range(100)]
+        (folder / name).write_bytes(b"".join(orjson.dumps({"text": t}) + b"\n" for t in text))
+        texts.update(text)
+    os.mkfifo(folder / "pipe.jsonl")
+    (folder / "loop_a.jsonl").symlink_to(folder / "loop_b.jsonl")
+    (folder / "loop_b.jsonl").symlink_to(folder / "loop_a.jsonl")
+    (folder / "secret.jsonl").chmod(0)
+    (folder / "locked").chmod(0)
+    first = _ingest(folder, environment(home), drop_read_permission=True)
+    (folder / "secret.jsonl").chmod(0o644)
+    (folder / "locked").chmod(0o755)
+    again = _ingest(folder, environment(home))
+    counted = _counted(texts, _texts(environment(home)))
+    return "unreadable entries", counted, f"locked: {_said(first)}; then {_said(again)}"
+
+
+def _two_homes(work: Path) -> tuple[str, str, str]:
+    """Two homes on one catalog and warehouse ingesting the same folder at once: the sum of
+    what they print must be what was committed."""
+    import orjson
+
+    folder = work / "shared-folder"
+    folder.mkdir()
+    texts = set()
+    for part in range(3):
+        text = [f"part {part} record {n}" for n in range(1_000)]
+        (folder / f"part-{part}.jsonl").write_bytes(
+            b"".join(orjson.dumps({"text": t}) + b"\n" for t in text)
+        )
+        texts.update(text)
+    shared = {
+        "LAKEMIX_CATALOG_URI": f"sqlite:///{work / 'shared-catalog.db'}?timeout=60",
+        "LAKEMIX_WAREHOUSE": str(work / "shared-warehouse"),
+    }
+    envs = [{**environment(work / f"home-{n}"), **shared} for n in (1, 2)]
+    # The catalog's own tables first: two processes creating them at once on a new SQLite
+    # file is another race (the loser cannot open the catalog), not this one.
+    warm = work / "shared-warm.jsonl"
+    warm.write_bytes(b'{"text": "warm"}\n')
+    _ingest(warm, envs[0])
+    texts.add("warm")
+    cmd = [LAKEMIX, "ingest", str(folder), "--source", "hostile", "--no-progress"]
+    procs = [subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+             for env in envs]  # fmt: skip
+    printed, raced = [], 0
+    for proc in procs:
+        out = proc.communicate()[0]
+        found = re.search(r"([\d,]+) ingested", out)
+        printed.append(int(found.group(1).replace(",", "")) if found else -1)
+        raced += out.count("ingested by a concurrent ingest")
+    got = _texts(envs[0])
+    said = f"printed {printed[0]:,} + {printed[1]:,}, committed {len(got) - 1:,}" + (
+        f" ({raced} files read by both)" if raced else ""
+    )
+    return "two homes, 1 catalog", _counted(texts, got), said
+
+
+def hostile_scenarios(work: Path) -> list[tuple[str, str, str]]:
+    """Files that change or cannot be read, and a race between two homes: rows lost and
+    doubled once each is over, and what the commands said."""
+    return [_growing(work), _unreadable(work), _two_homes(work)]
+
+
 KILL_BETWEEN_COMMITS = """
 import os, sys
 from lakemix.ingest import remove
@@ -429,6 +570,9 @@ def main() -> None:
         for name, outcome, reason, rss in hostile(work):
             print(f"{name:<26} {rss:>6.0f} MB  {outcome}")
             print(f"{'':<38}{reason}")
+        print(f"\n{'scenario':<22} {'rows once it is over':<22} what the commands said")
+        for scenario, counted, said in hostile_scenarios(work):
+            print(f"{scenario:<22} {counted:<22} {said}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
