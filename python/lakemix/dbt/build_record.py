@@ -99,6 +99,14 @@ def latest_build(catalog: Catalog) -> dict[str, Any] | None:
     return _build(max(rows, key=lambda r: r["finished_at"])) if rows else None
 
 
+def latest_data_build(catalog: Catalog) -> dict[str, Any] | None:
+    """The last build recorded in ``meta.builds`` that was not a ``lakemix mix build`` (those
+    run dbt with the var ``lakemix_mix`` and build only the mix's models): the build whose tests
+    judged the documents. None when none is recorded."""
+    rows = [r for r in _rows(catalog) if not orjson.loads(r["cli_vars"]).get("lakemix_mix")]
+    return _build(max(rows, key=lambda r: r["finished_at"])) if rows else None
+
+
 def recorded_build(catalog: Catalog, invocation_id: str) -> dict[str, Any] | None:
     """The build of dbt invocation ``invocation_id`` in ``meta.builds`` (as ``latest_build``
     gives one), or None when it is not recorded there."""

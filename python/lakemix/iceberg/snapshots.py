@@ -13,10 +13,37 @@ if TYPE_CHECKING:
     from pyiceberg.table import Table
 
 TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+SNAPSHOT_ID = re.compile(r"-?\d+")
+# Names a tag cannot take: Iceberg's main branch, and the prefixes Spark SQL reads as a ref
+# (`table.branch_x`, `table.tag_x`).
+RESERVED = ("main",)
+RESERVED_PREFIXES = ("branch_", "tag_")
 
 
 class VersionError(LakemixError, LookupError):
     """A version (tag, snapshot id or timestamp) that a table does not have."""
+
+
+def tag_problem(tag: str) -> str | None:
+    """Why ``tag`` cannot name a release, or None when it can.
+
+    A tag is read back wherever a version is (``--at``, ``--tag``): it must not be read as
+    something else there. Refused: names outside ``TAG``, ``main`` (Iceberg's branch: a tag of
+    that name would replace it and break every later write), Spark's ``branch_``/``tag_``
+    prefixes, an all-digit name (a snapshot id) and a name that parses as a timestamp.
+    """
+    if not TAG.fullmatch(tag):
+        return "use letters, digits, '.', '_' and '-' (at most 100; a letter or digit first)"
+    lowered = tag.lower()
+    if lowered in RESERVED:
+        return f"{tag!r} is the name of every table's branch"
+    if lowered.startswith(RESERVED_PREFIXES):
+        return f"names starting with {' or '.join(RESERVED_PREFIXES)} are Spark's ref syntax"
+    if SNAPSHOT_ID.fullmatch(tag):
+        return "an all-digit version is read as a snapshot id"
+    if parse_timestamp(tag) is not None:
+        return "it is read as a timestamp"
+    return None
 
 
 def parse_timestamp(version: str) -> datetime | None:
@@ -41,7 +68,7 @@ def snapshot_at(table: Table, version: str | int) -> int:
     """
     name = ".".join(table.name()[-2:])
     text = str(version).strip()
-    if re.fullmatch(r"-?\d+", text):
+    if SNAPSHOT_ID.fullmatch(text):
         if table.snapshot_by_id(int(text)) is None:
             raise VersionError(f"{name} has no snapshot {text}")
         return int(text)

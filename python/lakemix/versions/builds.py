@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -10,14 +11,17 @@ import orjson
 import yaml
 
 from lakemix import duck
-from lakemix.dbt.build_record import latest_build, recorded_build
+from lakemix.dbt.build_record import latest_build, latest_data_build, recorded_build
 from lakemix.errors import LakemixError
 from lakemix.mix import dependencies
 from lakemix.settings import Settings
-from lakemix.tables import CLEAN_DOCUMENTS, mix_table
+from lakemix.tables import CLEAN_DOCUMENTS, RAW, mix_table
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
+    from pyiceberg.table import Table
+
+INVOCATION = "lakemix.dbt_invocation_id"  # the snapshot property: which dbt run committed it
 
 
 class BuildStateError(LakemixError, RuntimeError):
@@ -44,6 +48,57 @@ def last_build(settings: Settings) -> dict[str, Any]:
     if found is None:
         raise BuildStateError("no dbt build is recorded yet: run `dbt build`")
     return found
+
+
+def check_tested(catalog: Catalog, tables: dict[str, Table]) -> None:
+    """Refuse a release of ``tables`` (name -> table, at their current snapshots) that no
+    passing ``dbt build`` stands behind.
+
+    Three things must hold, each read from the lakehouse (not from the command that ran last):
+    every snapshot a dbt run committed was committed by a ``dbt build`` recorded as passed (not
+    a killed build, not a ``dbt run``, which tests nothing); the last build of the documents
+    (not a ``lakemix mix build``, which builds only the mix's models) passed; and no raw table
+    changed after it (an ingest or an ingest removal since is data no test has seen).
+
+    Raises:
+        BuildStateError: Which of the three fails, the table and the build named, and what to run.
+    """
+    written: dict[str, list[str]] = {}
+    for name, table in sorted(tables.items()):
+        snapshot = table.current_snapshot()
+        summary = snapshot.summary if snapshot is not None else None
+        invocation = summary.get(INVOCATION) if summary is not None else None
+        if invocation:
+            written.setdefault(invocation, []).append(name)
+    for invocation, names in written.items():
+        build = recorded_build(catalog, invocation)
+        what = names[0] + (f" and {len(names) - 1} more" if len(names) > 1 else "")
+        if build is None:
+            raise BuildStateError(
+                f"{what} were committed by dbt invocation {invocation}, which recorded no "
+                "result (killed, or a `dbt run`, which runs no test): run `dbt build`"
+            )
+        if not build["is_passed"]:
+            raise BuildStateError(
+                f"{what} were committed by dbt build {invocation}, which failed "
+                f"({'; '.join(build['failures'][:3])}): fix it and run `dbt build`"
+            )
+    last = latest_data_build(catalog)
+    if last is None:
+        return  # a lakehouse built before meta.builds: the caller's last_build check stands
+    if not last["is_passed"]:
+        raise BuildStateError(
+            f"the last dbt build ({last['invocation_id']}) failed "
+            f"({'; '.join(last['failures'][:3])}): fix it and run `dbt build`"
+        )
+    finished = datetime.fromisoformat(last["finished_at"]).timestamp() * 1000
+    for name, table in sorted(tables.items()):
+        snapshot = table.current_snapshot()
+        if name.split(".")[0] == RAW and snapshot is not None and snapshot.timestamp_ms > finished:
+            raise BuildStateError(
+                f"{name} changed after the last dbt build ({last['invocation_id']}, finished "
+                f"{last['finished_at']}): an ingest or a removal no test has seen; run `dbt build`"
+            )
 
 
 def build_of(settings: Settings, invocation_id: str) -> dict[str, Any] | None:

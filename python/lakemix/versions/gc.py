@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import shutil
 import time
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from lakemix.iceberg import commit_with_retry, local_path
 from lakemix.settings import Settings
 from lakemix.storage import filesystem, uri_of
 from lakemix.tables import RAW
+from lakemix.versions.refs import ghost_tags
 from lakemix.versions.release import list_releases, releases_directory
 
 if TYPE_CHECKING:
@@ -30,6 +32,7 @@ class GcResult:
     expired_snapshots: int = 0
     deleted_files: int = 0
     deleted_bytes: int = 0
+    removed_tags: int = 0
 
 
 def _expire(table: Table) -> int:
@@ -81,9 +84,14 @@ def _sweep(
             result.deleted_files += 1
 
 
+def _remove_tag(table: Table, tag: str) -> None:
+    table.manage_snapshots().remove_tag(tag).commit()
+
+
 def gc(*, grace_seconds: float = 3600, settings: Settings | None = None) -> GcResult:
     """Expire unreleased snapshots and delete unreferenced files older than the grace period.
 
+    Tags that no committed release owns (a release killed part-way) are removed first.
     Snapshots that a release tag (or a table's current state) points at survive, and so do
     all snapshots of raw tables (their ingest ledger). Files younger than ``grace_seconds``
     are left alone: a running build or ingest may be about to commit them.
@@ -92,6 +100,12 @@ def gc(*, grace_seconds: float = 3600, settings: Settings | None = None) -> GcRe
     catalog = open_catalog(settings)
     result = GcResult()
     cutoff = time.time() - grace_seconds
+    # Tags of releases that died part-way (no manifest row): gc runs under the writer lock, so
+    # no release is tagging right now. Removed first, so their snapshots expire below.
+    for tag, names in ghost_tags(catalog).items():
+        for name in names:
+            commit_with_retry(catalog, name, functools.partial(_remove_tag, tag=tag))
+            result.removed_tags += 1
     for namespace in catalog.list_namespaces():
         for ident in catalog.list_tables(namespace):
             table = catalog.load_table(ident)

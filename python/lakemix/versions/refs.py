@@ -6,9 +6,17 @@ from typing import TYPE_CHECKING
 
 from lakemix import duck
 from lakemix.catalog import catalog as open_catalog
-from lakemix.iceberg.snapshots import TAG, VersionError, parse_timestamp, scan_at, snapshot_at
+from lakemix.iceberg.snapshots import (
+    TAG,
+    VersionError,
+    parse_timestamp,
+    scan_at,
+    snapshot_at,
+    tag_problem,
+)
 from lakemix.iceberg.views import quote_identifier
 from lakemix.settings import Settings
+from lakemix.tables import RELEASES
 
 __all__ = [
     "TAG",
@@ -17,11 +25,39 @@ __all__ = [
     "parse_timestamp",
     "scan_at",
     "snapshot_at",
+    "tag_problem",
 ]
 
 if TYPE_CHECKING:
     import duckdb
     from pyiceberg.catalog import Catalog
+
+
+def released_tags(catalog: Catalog) -> set[str]:
+    """The tags of every release that committed (its ``meta.releases`` row is the commit point):
+    a tag on a table without one is a ghost of a release that died part-way."""
+    from pyiceberg.exceptions import NoSuchNamespaceError, NoSuchTableError
+
+    try:
+        table = catalog.load_table(RELEASES)
+    except (NoSuchTableError, NoSuchNamespaceError):
+        return set()
+    tags = table.scan(selected_fields=("tag",)).to_arrow().column("tag").to_pylist()
+    return {str(t) for t in tags}
+
+
+def ghost_tags(catalog: Catalog) -> dict[str, list[str]]:
+    """Tags that no committed release owns, each with the tables that carry it (``gc`` removes
+    them; readers refuse them)."""
+    released = released_tags(catalog)
+    found: dict[str, list[str]] = {}
+    for namespace in catalog.list_namespaces():
+        for ident in catalog.list_tables(namespace):
+            table = catalog.load_table(ident)
+            for name, ref in table.metadata.refs.items():
+                if ref.snapshot_ref_type == "tag" and name not in released:
+                    found.setdefault(name, []).append(".".join(ident[-2:]))
+    return found
 
 
 def connect_at(
@@ -39,6 +75,8 @@ def connect_at(
     """
     settings = settings or Settings.from_env()
     catalog = catalog or open_catalog(settings)
+    if isinstance(version, str) and tag_problem(version) is None:
+        _refuse_ghost(catalog, version)
     conn = duck.connect(settings=settings)
     found = False
     for namespace in catalog.list_namespaces():
@@ -66,3 +104,15 @@ def connect_at(
             "a snapshot id or an ISO timestamp"
         )
     return conn
+
+
+def _refuse_ghost(catalog: Catalog, tag: str) -> None:
+    """A tag that some table carries but no committed release owns is never read."""
+    if tag in released_tags(catalog):
+        return
+    carriers = ghost_tags(catalog).get(tag)
+    if carriers:
+        raise VersionError(
+            f"tag {tag!r} on {len(carriers)} table(s) belongs to no release (one that died "
+            "part-way): it is not a version; `lakemix gc` removes it"
+        )

@@ -24,7 +24,7 @@ from lakemix.tables import CLEAN_DOCUMENTS, QUALITY_SCORED, RELEASES, mix_table
 from lakemix.versions import builds, gate
 from lakemix.versions.checksum import mix_checksum
 from lakemix.versions.manifest import Manifest, parse_manifest
-from lakemix.versions.refs import TAG
+from lakemix.versions.refs import tag_problem
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -97,8 +97,9 @@ def get_release(tag: str, settings: Settings | None = None) -> Manifest:
 def _check_buildable(catalog: Catalog, settings: Settings, mix: str, tag: str) -> dict[str, Any]:
     from pyiceberg.exceptions import NoSuchTableError
 
-    if not TAG.fullmatch(tag):
-        raise ReleaseError(f"invalid tag {tag!r}: use letters, digits, '.', '_' and '-'")
+    problem = tag_problem(tag)
+    if problem is not None:
+        raise ReleaseError(f"invalid tag {tag!r}: {problem}")
     if not NAME.fullmatch(mix):
         raise ReleaseError(f"invalid mix name {mix!r}: mix names are [a-z][a-z0-9_]*")
     for manifest in list_releases(settings):
@@ -170,7 +171,8 @@ def release(
         The manifest (also a row of ``meta.releases`` and ``<home>/releases/<tag>.json``).
 
     Raises:
-        ReleaseError: Bad tag, tag taken, mix never built or stale, last build failed. A release
+        ReleaseError: Bad or reserved tag, tag taken, mix never built or stale, a table not
+            committed by a passing ``dbt build``, raw data changed since the build. A release
             that fails part-way removes the tags it made and writes no manifest.
         ObjectivesNotMetError: A quality objective of severity error does not hold.
         ObjectiveConfigError: The objectives block is malformed.
@@ -181,6 +183,16 @@ def release(
     root = project_root()
     if root is None:
         raise ReleaseError("no dbt_project.yml here or above: run from the lakemix project")
+    _remove_leftover_tags(catalog, tag)  # before the tables are loaded: they are tagged below
+    tables = {}
+    for name in builds.mix_dependencies(mix, catalog):
+        table = catalog.load_table(name)
+        if table.current_snapshot() is not None:
+            tables[name] = table
+    try:
+        builds.check_tested(catalog, tables)
+    except builds.BuildStateError as exc:
+        raise ReleaseError(f"{exc}; a mix that fails its tests is not released") from None
     variables = builds.data_vars(catalog, settings, root, last=build)
     objectives = gate.check(
         settings=settings,
@@ -190,12 +202,6 @@ def release(
         tag=tag,
         accept_unvalidated=accept_unvalidated,
     )
-    _remove_leftover_tags(catalog, tag)
-    tables = {}
-    for name in builds.mix_dependencies(mix, catalog):
-        table = catalog.load_table(name)
-        if table.current_snapshot() is not None:
-            tables[name] = table
     conn = duck.connect(settings=settings)
     mix_scan = scan_sql(tables[mix_table(mix)])
     commit, dirty = git_state(root)

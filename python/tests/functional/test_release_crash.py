@@ -88,3 +88,16 @@ def test_killed_releases_leave_nothing_half_written(
     assert get_release("half").checksum == expected.checksum
     assert runner.invoke(main, ["gc", "--grace", "0"]).exit_code == 0
     assert not stray.exists() and (lakehouse.home / "releases" / "half.json").is_file()
+
+    # Tags no committed release owns (a release killed between its tags and its row) are never
+    # read as a version, and gc removes them.
+    for name in ("raw.documents", "marts.mix_demo_unimax"):
+        table = cat.load_table(name)
+        table.manage_snapshots().create_tag(table.metadata.current_snapshot_id, "ghost").commit()
+    query = "select count(*) from marts.mix_demo_unimax"
+    ghost = runner.invoke(main, ["sql", query, "--at", "ghost"])
+    assert ghost.exit_code == 1 and "belongs to no release" in ghost.output, ghost.output
+    collected = runner.invoke(main, ["gc", "--grace", "0"])
+    assert "removed 2 tags of unfinished releases" in collected.output, collected.output
+    assert all("ghost" not in cat.load_table(n).metadata.refs for n in ("raw.documents",))
+    assert runner.invoke(main, ["sql", query, "--at", "half"]).exit_code == 0

@@ -32,7 +32,7 @@ def tags(settings: Settings, tag: str) -> list[str]:
         ".".join(ident)
         for ns in cat.list_namespaces()
         for ident in cat.list_tables(ns)
-        if tag in cat.load_table(ident).metadata.refs
+        if (ref := cat.load_table(ident).metadata.refs.get(tag)) and ref.snapshot_ref_type == "tag"
     ]
 
 
@@ -63,9 +63,23 @@ def test_release_diff_gc_and_rebuild(lakehouse: Settings, project: Path) -> None
     )
     again = lakemix("release", "demo_unimax", "--tag", "v1", *UNREVIEWED)
     assert again.exit_code == 1 and "exists already" in again.output
+    # Names a version would be read as something else by: refused before anything is written.
+    for reserved, why in (
+        ("main", "the name of every table's branch"),
+        ("Main", "the name of every table's branch"),
+        ("12345", "read as a snapshot id"),
+        ("2026-12-01", "read as a timestamp"),
+        ("branch_x", "Spark's ref syntax"),
+    ):
+        refused = lakemix("release", "demo_unimax", "--tag", reserved, *UNREVIEWED)
+        assert refused.exit_code == 1 and why in refused.output, refused.output
+        assert tags(lakehouse, reserved) == []
 
     # New data and a stricter threshold, then a second release.
     ingest([WEB / "oscar2201"], source="oscar2201", fmt="jsonl")
+    stale = lakemix("release", "demo_unimax", "--tag", "v2", *UNREVIEWED)
+    assert stale.exit_code == 1, stale.output
+    assert "raw.documents changed after the last dbt build" in stale.output
     seeds = project / "seeds" / "quality_thresholds.csv"
     stricter = seeds.read_text().replace(
         "floor_min_words,word_count,>=,50,", "floor_min_words,word_count,>=,400,"
@@ -111,6 +125,11 @@ def test_release_diff_gc_and_rebuild(lakehouse: Settings, project: Path) -> None
     build(project, check=False)
     refused = lakemix("release", "demo_unimax", "--tag", "v3", *UNREVIEWED)
     assert refused.exit_code == 1 and "did not pass" in refused.output
+    # A mix build after it passes its own tests, but cannot stand in for the failed build.
+    assert lakemix("mix", "build", "demo_unimax").exit_code == 0
+    refused = lakemix("release", "demo_unimax", "--tag", "v3", *UNREVIEWED)
+    assert refused.exit_code == 1, refused.output
+    assert "failed (test.lakemix.assert_always_fails" in refused.output
     assert tags(lakehouse, "v3") == [] and not (lakehouse.home / "releases" / "v3.json").exists()
     assert [m.tag for m in list_releases()] == ["v1", "v2"]
     assert lakemix("versions").output.count("demo_unimax") == 2
