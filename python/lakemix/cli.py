@@ -21,6 +21,8 @@ _ELSEWHERE = {
     "export": ("lakemix.export", "commands", "export_command"),
     "gc": ("lakemix.versions", "commands", "gc_command"),
     "rebuild": ("lakemix.versions", "commands", "rebuild_command"),
+    "recover-metadata": ("lakemix.versions", "commands", "recover_metadata_command"),
+    "relocate": ("lakemix.versions", "commands", "relocate_command"),
     "release": ("lakemix.versions", "commands", "release_command"),
     "report": ("lakemix.quality", "commands", "report_command"),
     "review": ("lakemix.quality", "commands", "review_group"),

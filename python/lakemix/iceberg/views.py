@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from lakemix.catalog import check_location
+
 if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
@@ -73,8 +75,9 @@ def _replace_view(conn: duckdb.DuckDBPyConnection, namespace: str, name: str, sc
     )
 
 
-def metadata_locations(catalog: SqlCatalog) -> dict[tuple[str, str], str]:
-    """(namespace, table) -> current metadata file of every table, in one catalog query.
+def metadata_locations(catalog: SqlCatalog, *, check: bool = True) -> dict[tuple[str, str], str]:
+    """(namespace, table) -> current metadata file of every table, in one catalog query; each
+    checked to lie in the lakehouse (``check``: ``relocate`` reads a copy's rows unchecked).
 
     ``load_table`` would read and parse each table's whole metadata file (every snapshot
     ever committed): about 30 ms a table, paid by every dbt command on connecting.
@@ -88,6 +91,9 @@ def metadata_locations(catalog: SqlCatalog) -> dict[tuple[str, str], str]:
     ).where(IcebergTables.catalog_name == catalog.name)
     with Session(catalog.engine) as session:
         rows = session.execute(query).all()
+    for namespace, name, location in rows:
+        if location and check:
+            check_location(catalog, f"{namespace}.{name}", location)
     return {(namespace, name): location for namespace, name, location in rows if location}
 
 

@@ -1,4 +1,5 @@
-"""CLI commands for released versions: release, versions, show, diff, rebuild, sql --at, gc."""
+"""CLI commands for released versions: release, versions, show, diff, rebuild, sql --at, gc,
+verify, relocate."""
 
 from __future__ import annotations
 
@@ -183,14 +184,26 @@ def rebuild_command(tag: str, keep: bool) -> None:
 @click.command("sql")
 @click.argument("query")
 @click.option("--at", "version", help="Tag, snapshot id or ISO timestamp (default: current).")
-@click.option("--limit", default=50, show_default=True, help="Rows to print.")
-def sql_command(query: str, version: str | None, limit: int) -> None:
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "csv", "json", "jsonl"]),
+    default="table",
+    show_default=True,
+    help="table: aligned text for people; csv, json (one array) or jsonl: every row, for scripts.",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=0),
+    help="Rows to print (default: 50 for --format table, all for the others).",
+)
+def sql_command(query: str, version: str | None, fmt: str, limit: int | None) -> None:
     """Run a read-only SQL QUERY over every table as it was at a version (time travel)."""
     import duckdb
 
     from lakemix.settings import Settings
     from lakemix.versions.refs import connect_at
-    from lakemix.versions.sql import check_read_only, confine
+    from lakemix.versions.sql import check_read_only, confine, write_rows
 
     settings = Settings.from_env()
     conn = connect_at(version, settings=settings)
@@ -198,8 +211,11 @@ def sql_command(query: str, version: str | None, limit: int) -> None:
         check_read_only(conn, query)
         confine(conn, settings)
         result = conn.execute(query)
-        header = [d[0] for d in result.description or []]
-        rows = result.fetchmany(limit)
+        if fmt == "table":
+            header = [d[0] for d in result.description or []]
+            table(result.fetchmany(50 if limit is None else limit), header, sys.stdout)
+        else:
+            write_rows(result, fmt, sys.stdout, limit=limit)
     except duckdb.Error as exc:
         from lakemix.iceberg.missing import describe
 
@@ -207,7 +223,6 @@ def sql_command(query: str, version: str | None, limit: int) -> None:
         raise click.ClickException(str(missing or f"{type(exc).__name__}: {exc}")) from None
     finally:
         conn.close()
-    table(rows, header, sys.stdout)
 
 
 @click.command("gc")
@@ -224,9 +239,66 @@ def gc_command(grace: float, wait: float) -> None:
 
     with writer("lakemix gc", wait=wait):
         result = gc(grace_seconds=grace)
+    ghosts = result.removed_tags
     click.echo(
         f"expired {result.expired_snapshots:,} snapshots; deleted {result.deleted_files:,} "
         f"files ({result.deleted_bytes / 1e6:,.1f} MB)"
+        + (f"; removed {ghosts:,} tags of unfinished releases" if ghosts else "")
+    )
+
+
+@click.command("relocate")
+@click.option(
+    "--from",
+    "old_root",
+    metavar="WAREHOUSE",
+    help="The original's warehouse (file:///... or s3://...); inferred from the copy if omitted.",
+)
+@wait_option
+def relocate_command(old_root: str | None, wait: float) -> None:
+    """Point a copied or moved lakehouse at its own files: rewrite every table (and the release
+    manifests) from the original's warehouse to this one. Run again to finish a killed run."""
+    from lakemix.versions.relocate import relocate
+
+    with writer("lakemix relocate", wait=wait):
+        result = relocate(old_root=old_root, progress=click.echo)
+    if not result.tables:
+        click.echo(f"every table is already under {result.new_root}: nothing to relocate")
+        return
+    click.echo(
+        f"relocated {result.tables:,} tables ({result.files:,} files) from {result.old_root} "
+        f"to {result.new_root}; the original is untouched (`lakemix gc` drops the copy's "
+        "superseded metadata)"
+    )
+
+
+@click.command("recover-metadata")
+@click.argument("table")
+@wait_option
+def recover_metadata_command(table: str, wait: float) -> None:
+    """Point TABLE (schema.table), whose current metadata file is lost or damaged, at its newest
+    older metadata file that reads; the commits after it are dropped from the table."""
+    from lakemix.catalog import catalog
+    from lakemix.iceberg.recover import recover_table
+    from lakemix.iceberg.views import metadata_locations
+    from lakemix.settings import Settings
+    from lakemix.tables import RAW, split
+
+    settings = Settings.from_env()
+    cat = catalog(settings)
+    schema, name = split(table)
+    current = metadata_locations(cat).get((schema, name))
+    if current is None:
+        raise click.UsageError(f"no table {table!r} in the catalog (`lakemix tables` lists raw)")
+    with writer(f"lakemix recover-metadata {table}", wait=wait):
+        done = recover_table(cat, table, current, settings.s3)
+    then = (
+        "ingests committed since are forgotten: ingest their files again (`lakemix ingests`)"
+        if schema == RAW
+        else f"rebuild it: `dbt build --full-refresh --select {name}+`"
+    )
+    click.echo(
+        f"{table}: now at {done.restored} ({done.lost_commits} commit(s) after it dropped); {then}"
     )
 
 

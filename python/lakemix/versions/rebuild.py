@@ -15,6 +15,7 @@ import orjson
 import yaml
 
 from lakemix import duck
+from lakemix.catalog import READS_FROM
 from lakemix.catalog import catalog as open_catalog
 from lakemix.dbt.runner import dbt_executable, run_dbt
 from lakemix.git import git_state
@@ -96,6 +97,8 @@ def _register_raw(manifest: Manifest, live: Settings, scratch: Settings) -> dict
     for name, entry in manifest.snapshots.items():
         if name.startswith(f"{RAW}."):
             ensure_namespace(catalog, RAW)
+            # Declared, so the scratch catalog accepts tables outside its own warehouse.
+            catalog.update_namespace_properties(RAW, updates={READS_FROM: live.warehouse})
             catalog.register_table(name, source.load_table(name).metadata_location)
             pins[name] = entry.snapshot_id
     if not pins:

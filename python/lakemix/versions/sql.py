@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import urlparse
 from urllib.request import url2pathname
 
@@ -63,3 +63,51 @@ def confine(conn: duckdb.DuckDBPyConnection, settings: Settings) -> None:
     conn.execute(f"set allowed_directories = [{allowed}]")
     conn.execute("set enable_external_access = false")
     conn.execute("set lock_configuration = true")
+
+
+BATCH = 10_000
+
+
+def write_rows(
+    result: duckdb.DuckDBPyConnection, fmt: str, out: TextIO, *, limit: int | None = None
+) -> int:
+    """Stream a query's rows to ``out`` as ``csv`` (a header line), ``json`` (one array of
+    objects) or ``jsonl`` (an object per line), at most ``limit``; returns how many.
+
+    Values JSON has no type for (dates, decimals, blobs) are written as their text.
+    """
+    import csv
+
+    import orjson
+
+    header = [d[0] for d in result.description or []]
+    writer = csv.writer(out, lineterminator="\n") if fmt == "csv" else None
+    if writer is not None:
+        writer.writerow(header)
+    elif fmt == "json":
+        out.write("[")
+    written = 0
+
+    def text(value: Any) -> str:
+        return value.hex() if isinstance(value, bytes | bytearray) else str(value)
+
+    while limit is None or written < limit:
+        rows = result.fetchmany(BATCH if limit is None else min(BATCH, limit - written))
+        if not rows:
+            break
+        for row in rows:
+            if writer is not None:
+                writer.writerow(row)
+                continue
+            line = orjson.dumps(
+                dict(zip(header, row, strict=True)),
+                default=text,
+                option=orjson.OPT_NON_STR_KEYS,
+            ).decode()
+            out.write(("," if written else "") + line if fmt == "json" else line + "\n")
+            written += 1
+        if writer is not None:
+            written += len(rows)
+    if fmt == "json":
+        out.write("]\n")
+    return written

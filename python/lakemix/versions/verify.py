@@ -18,6 +18,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from lakemix.catalog import DamagedTableError
 from lakemix.catalog import catalog as open_catalog
 from lakemix.errors import LakemixError
 from lakemix.ingest.history import live_ingests
@@ -201,6 +202,11 @@ def repair_hint(report: TableReport) -> list[str]:
     hints = []
     tags = sorted({r[4:] for p in report.problems for r in p.refs if r.startswith("tag ")})
     current = any("current" in p.refs for p in report.problems)
+    if any(p.kind == "metadata" for p in report.problems):
+        return [
+            f"`lakemix recover-metadata {report.name}` (back to its newest metadata file that "
+            "reads; the commits after it are dropped), or restore the table from a backup"
+        ]
     if namespace == RAW:
         for ingest_id, inputs in sorted(report.ingests.items()):
             paths = " ".join(shlex.quote(p) for p in inputs.paths)
@@ -243,13 +249,26 @@ def verify(
     reports = []
     for namespace in sorted(catalog.list_namespaces()):
         for identifier in sorted(catalog.list_tables(namespace)):
-            table = catalog.load_table(identifier)
+            try:
+                table = catalog.load_table(identifier)
+            except DamagedTableError as exc:  # named in the report, the others still checked
+                reports.append(_damaged_metadata(".".join(identifier[-2:]), str(exc)))
+                continue
             if tag is not None and tag not in table.metadata.refs:
                 continue
             reports.append(verify_table(table, tag=tag, all_tags=all_tags, deep=deep))
     if tag is not None and not reports:
         raise VerifyError(f"no table has the tag {tag!r}; `lakemix versions` lists the releases")
     return reports
+
+
+def _damaged_metadata(name: str, message: str) -> TableReport:
+    """The report of a table whose current metadata file does not read."""
+    detail = message.split(": ", 1)[-1].split("; ", 1)[0]
+    problem = Problem(
+        path="(current metadata file)", kind="metadata", detail=detail, refs=("current",)
+    )
+    return TableReport(name=name, snapshots=["current"], problems=[problem])
 
 
 def format_reports(reports: list[TableReport]) -> str:

@@ -248,12 +248,12 @@ def test_bad_input_is_refused_clearly(
 def test_a_garbage_collected_release_says_how_to_rebuild(release: Settings, tmp_path: Path) -> None:
     """A copy of the lakehouse whose mix lost the release's snapshot (untagged, expired)."""
     from lakemix.catalog import catalog
+    from lakemix.versions.relocate import relocate
 
     copy = tmp_path / "lakehouse"
     shutil.copytree(release.home, copy, ignore=shutil.ignore_patterns("loader", "rebuilds"))
     settings = Settings.from_env({"LAKEMIX_HOME": str(copy)})
-    # The copied catalog's tables point at the original's metadata files: every change below
-    # writes new metadata files and leaves the original's catalog as it was.
+    relocate(settings=settings)  # the copy's own files, or its catalog refuses them
     table = catalog(settings).load_table("marts.mix_demo_unimax")
     pinned = get_release("v1", settings).snapshots["marts.mix_demo_unimax"].snapshot_id
     table.manage_snapshots().remove_tag("v1").commit()

@@ -13,7 +13,7 @@ from lakemix import catalog
 from lakemix.cli import main
 from lakemix.mix.dependencies import MIX_MODELS, from_manifest, recorded
 from lakemix.versions.release import get_release
-from tests.conftest import UNREVIEWED, lakehouse_in
+from tests.conftest import UNREVIEWED, WEB, lakehouse_in
 
 
 def test_release_from_a_restored_lakehouse_with_a_mismatching_target(
@@ -46,3 +46,50 @@ def test_release_from_a_restored_lakehouse_with_a_mismatching_target(
     finally:
         shutil.rmtree(home)
         shutil.copytree(backup, home, symlinks=True)  # the shared lakehouse as it was
+
+
+def test_a_copied_lakehouse_refuses_the_original_until_relocated(
+    demo_release: Path, tmp_path: Path
+) -> None:
+    """The reproduction: a copy pointed at by LAKEMIX_HOME read the original's files, and an
+    ingest into it changed the original. Now every command refuses in one line until `lakemix
+    relocate`; after it the copy reads its own files and writes leave the original alone."""
+    original = demo_release / "lakehouse"
+    copy = tmp_path / "copy"
+    shutil.copytree(original, copy / "lakehouse", symlinks=True)
+    before = {
+        str(p.relative_to(original)): p.stat().st_mtime_ns
+        for p in (original / "warehouse").rglob("*")
+    }
+    query = "select count(*) as n from marts.mix_demo_unimax"
+    with lakehouse_in(demo_release):
+        expected = CliRunner().invoke(main, ["sql", query, "--at", "v1"]).output
+    with lakehouse_in(copy) as settings:
+        runner = CliRunner()
+        for args in (
+            ["sql", query],
+            ["show", "v1"],
+            ["verify"],
+            ["ingest", str(WEB / "oscar2201"), "--source", "again", "--format", "jsonl"],
+        ):
+            refused = runner.invoke(main, args)
+            assert refused.exit_code == 1, (args, refused.output)
+            assert "outside this lakehouse's warehouse" in refused.output, refused.output
+            assert "lakemix relocate" in refused.output and "Traceback" not in refused.output
+        relocated = runner.invoke(main, ["relocate"])
+        assert relocated.exit_code == 0, relocated.output
+        assert runner.invoke(main, ["sql", query, "--at", "v1"]).output == expected
+        assert runner.invoke(main, ["verify"]).exit_code == 0
+        shown = runner.invoke(main, ["show", "v1"])
+        assert shown.exit_code == 0 and str(original) not in shown.output, shown.output
+        assert str(original) not in get_release("v1", settings).to_json().__repr__()
+        more = tmp_path / "more"
+        more.mkdir()
+        (more / "a.jsonl").write_text('{"id": "x1", "text": "A new document in the copy."}\n')
+        ingested = runner.invoke(main, ["ingest", str(more), "--source", "more"])
+        assert ingested.exit_code == 0, ingested.output
+    after = {
+        str(p.relative_to(original)): p.stat().st_mtime_ns
+        for p in (original / "warehouse").rglob("*")
+    }
+    assert after == before

@@ -60,6 +60,7 @@ def tracked(
     ):
         patch.setenv("MLFLOW_TRACKING_URI", mlflow_uri)
         patch.setenv("MLFLOW_EXPERIMENT_NAME", experiment)
+        assert invoke("relocate").exit_code == 0  # the copy's own files from here on
         # The demo's second filter setting: filtering and what follows it, then the mix.
         refilter, filters_b = demo_variable("refilter"), demo_variable("filters_b")
         dbt("build", "--select", refilter, "--vars", filters_b, tmp=tmp)

@@ -63,3 +63,40 @@ def test_a_select_cannot_unlock_the_configuration(warehouse: Settings, tmp_path:
     code, output = run("select * from read_csv('" + str(tmp_path) + "/*.csv')")
     assert code == 1
     assert "PermissionException" in output
+
+
+def test_scripts_get_every_row_as_csv_json_or_jsonl(warehouse: Settings) -> None:
+    import orjson
+
+    query = (
+        "select n, n * 1.5::decimal(4, 1) as d, date '2026-12-07' + n::int as day, "
+        "'a,\"b' as s from marts.numbers order by n"
+    )
+    code, out = run(query, "--format", "csv")
+    assert code == 0 and out.splitlines() == [
+        "n,d,day,s",
+        '1,1.5,2026-12-08,"a,""b"',
+        '2,3.0,2026-12-09,"a,""b"',
+        '3,4.5,2026-12-10,"a,""b"',
+    ]
+    code, out = run(query, "--format", "json")
+    assert code == 0 and orjson.loads(out)[2] == {
+        "n": 3,
+        "d": "4.5",
+        "day": "2026-12-10",
+        "s": 'a,"b',
+    }
+    code, out = run(query, "--format", "jsonl", "--limit", "2")
+    assert code == 0 and [orjson.loads(line)["n"] for line in out.splitlines()] == [1, 2]
+    code, out = run("select * from marts.numbers where n > 9", "--format", "json")
+    assert code == 0 and orjson.loads(out) == []
+    code, out = run("copy marts.numbers to 'x.csv'", "--format", "csv")
+    assert code == 1 and "read-only" in out  # the rules stay whatever the format
+
+
+def test_the_memory_limit_holds_in_lakemix_sql(
+    warehouse: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LAKEMIX_MEMORY_LIMIT", "123MB")
+    code, out = run("select current_setting('memory_limit') as m", "--format", "csv")
+    assert code == 0 and out.splitlines()[1].startswith("117"), out  # 123 MB in MiB
