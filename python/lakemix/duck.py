@@ -39,11 +39,16 @@ def extension_file(name: str) -> Path:
 
 
 def connection_config(settings: Settings) -> dict[str, str | bool | int | float | list[str]]:
-    """Options that must be set when a connection opens (they cannot be changed later)."""
+    """Options set when a connection opens: extensions offline, and the resources the settings
+    give every DuckDB session (``LAKEMIX_MEMORY_LIMIT``, ``LAKEMIX_DUCKDB_THREADS``, spilling
+    into the lakehouse as dbt's sessions do, never into the working directory)."""
     return {
         "extension_directory": str(settings.extension_directory),
         "autoinstall_known_extensions": False,
         "autoload_known_extensions": False,
+        "memory_limit": settings.memory_limit,
+        "threads": settings.duckdb_threads,
+        "temp_directory": str(settings.duckdb_temp_directory),
     }
 
 

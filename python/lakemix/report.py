@@ -56,8 +56,10 @@ def print_ingest(result: IngestResult, out: TextIO) -> None:
             f"{RAW_QUARANTINE} snapshot {result.quarantine_snapshot_id} "
             f"(ingest {result.ingest_id})\n"
         )
-    elif result.files and not result.read_files:
+    elif result.files and result.skipped == len(result.files):
         out.write("nothing new to ingest: every file was already ingested\n")
+    elif result.files and not result.read_files:
+        out.write("nothing ingested: no file was read whole (the note of each file says why)\n")
 
 
 def print_ingests(out: TextIO) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import configparser
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,15 +42,27 @@ def target_path(root: Path | None = None, env: Mapping[str, str] | None = None) 
     return root / (os.environ if env is None else env).get("DBT_TARGET_PATH", "target")
 
 
+# Query parameters of a database URI that carry a secret (libpq's and SQLAlchemy's names).
+_SECRET_PARAMETER = re.compile(
+    r"(?i)(^|[?&;])((?:password|passwd|pwd|secret|token|sslpassword|access_key|secret_key)=)"
+    r"[^&;#]*"
+)
+DEFAULT_MEMORY_LIMIT = "2GB"
+DEFAULT_DUCKDB_THREADS = 2
+_MEMORY = re.compile(r"(?i)\s*\d+(\.\d+)?\s*(b|kb|mb|gb|tb|kib|mib|gib|tib|%)?\s*")
+
+
 def redact_uri(uri: str) -> str:
-    """Return ``uri`` with any password replaced by ``***`` (safe to print or log)."""
+    """Return ``uri`` with any password replaced by ``***`` (safe to print or log): the one in
+    ``user:password@`` and any in the query (``?password=...``, ``sslpassword``, tokens)."""
     parts = urlsplit(uri)
-    if parts.password is None:
-        return uri
-    user = parts.username or ""
-    host = parts.hostname or ""
-    port = f":{parts.port}" if parts.port else ""
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}{port}"))
+    if parts.password is not None:
+        user = parts.username or ""
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+        uri = urlunsplit(parts._replace(netloc=f"{user}:***@{host}{port}"))
+    head, mark, query = uri.partition("?")
+    return head + mark + _SECRET_PARAMETER.sub(r"\1\2***", query) if mark else uri
 
 
 @dataclass(frozen=True)
@@ -165,13 +178,26 @@ class Settings:
             whatever the warehouse.
         s3: Endpoint, region and credentials of an ``s3://`` warehouse (or of any warehouse
             when ``LAKEMIX_S3_ENDPOINT`` is set), else None.
+        memory_limit: What one DuckDB session holds before it spills (``LAKEMIX_MEMORY_LIMIT``,
+            DuckDB's syntax: ``2GB``, ``500MB``, ``50%``), for dbt's and every command's.
+        duckdb_threads: DuckDB's threads per session (``LAKEMIX_DUCKDB_THREADS``).
     """
 
     home: Path
-    catalog_uri: str
+    catalog_uri: str = field(repr=False)
     warehouse: str
     duckdb_path: Path
     s3: S3Settings | None = None
+    memory_limit: str = DEFAULT_MEMORY_LIMIT
+    duckdb_threads: int = DEFAULT_DUCKDB_THREADS
+
+    def __repr__(self) -> str:
+        """Every setting, the catalog URI without its secrets."""
+        return (
+            f"Settings(home={self.home!r}, catalog_uri={self.redacted_catalog_uri!r}, "
+            f"warehouse={self.warehouse!r}, duckdb_path={self.duckdb_path!r}, s3={self.s3!r}, "
+            f"memory_limit={self.memory_limit!r}, duckdb_threads={self.duckdb_threads!r})"
+        )
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -191,9 +217,31 @@ class Settings:
         # local but reads the live raw tables in the object store.
         remote = is_remote(warehouse) or bool(env.get("LAKEMIX_S3_ENDPOINT"))
         s3 = S3Settings.from_env(env) if remote else None
+        memory_limit = env.get("LAKEMIX_MEMORY_LIMIT") or DEFAULT_MEMORY_LIMIT
+        if not _MEMORY.fullmatch(memory_limit):
+            raise StorageConfigError(
+                f"LAKEMIX_MEMORY_LIMIT={memory_limit!r}: give an amount like 2GB, 500MB or 50%"
+            )
+        threads = env.get("LAKEMIX_DUCKDB_THREADS") or str(DEFAULT_DUCKDB_THREADS)
+        if not threads.strip().isdigit() or int(threads) < 1:
+            raise StorageConfigError(
+                f"LAKEMIX_DUCKDB_THREADS={threads!r}: give a whole number of threads, 1 or more"
+            )
         return cls(
-            home=home, catalog_uri=catalog_uri, warehouse=warehouse, duckdb_path=duckdb_path, s3=s3
+            home=home,
+            catalog_uri=catalog_uri,
+            warehouse=warehouse,
+            duckdb_path=duckdb_path,
+            s3=s3,
+            memory_limit=memory_limit.strip(),
+            duckdb_threads=int(threads),
         )
+
+    @property
+    def duckdb_temp_directory(self) -> Path:
+        """Where DuckDB sessions spill (as dbt's, in profiles.yml): in the lakehouse, never in
+        the working directory."""
+        return self.home / "duckdb_tmp"
 
     @property
     def redacted_catalog_uri(self) -> str:

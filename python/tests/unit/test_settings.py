@@ -103,3 +103,43 @@ def test_storage_errors_say_what_to_fix_without_the_secret() -> None:
     assert "bucket 'b' does not exist" in str(explain(OSError("NoSuchBucket"), s3, "s3://b/p"))
     unreachable = explain(OSError("curlCode: 7, Couldn't connect to server"), s3, "s3://b/p")
     assert "LAKEMIX_S3_ENDPOINT" in str(unreachable)
+
+
+def test_secrets_in_the_query_are_masked_everywhere_a_uri_is_printed(tmp_path: Path) -> None:
+    uri = "postgresql+psycopg2://u@db/cat?password=hunter2&sslmode=require&sslpassword=x%20y"
+    assert redact_uri(uri) == (
+        "postgresql+psycopg2://u@db/cat?password=***&sslmode=require&sslpassword=***"
+    )
+    s = Settings.from_env({"LAKEMIX_HOME": str(tmp_path), "LAKEMIX_CATALOG_URI": uri})
+    assert "hunter2" not in repr(s) and "password=***" in repr(s)
+    assert s.catalog_uri == uri  # the real one is still what the catalog opens
+
+
+def test_a_missing_database_driver_is_one_line(tmp_path: Path) -> None:
+    from lakemix.catalog import CatalogUnavailableError, catalog
+
+    uri = "postgresql+pg8000://u:hunter2@127.0.0.1:1/cat"  # pg8000 is not installed
+    s = Settings.from_env({"LAKEMIX_HOME": str(tmp_path), "LAKEMIX_CATALOG_URI": uri})
+    with pytest.raises(CatalogUnavailableError, match="driver is not installed") as raised:
+        catalog(s)
+    assert "hunter2" not in str(raised.value)
+
+
+def test_every_duckdb_session_takes_the_memory_limit_and_spills_in_the_lakehouse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lakemix import duck
+
+    monkeypatch.chdir(tmp_path)
+    env = {"LAKEMIX_HOME": str(tmp_path / "home"), "LAKEMIX_MEMORY_LIMIT": "300MB"}
+    s = Settings.from_env({**env, "LAKEMIX_DUCKDB_THREADS": "1"})
+    conn = duck.connect(settings=s, extensions=())
+    limit, threads, spill = conn.execute(
+        "select current_setting('memory_limit'), current_setting('threads'), "
+        "current_setting('temp_directory')"
+    ).fetchone()  # type: ignore[misc]
+    assert limit.startswith("286") and threads == 1 and spill == str(tmp_path / "home/duckdb_tmp")
+    with pytest.raises(StorageConfigError, match="LAKEMIX_MEMORY_LIMIT='lots'"):
+        Settings.from_env({**env, "LAKEMIX_MEMORY_LIMIT": "lots"})
+    with pytest.raises(StorageConfigError, match="LAKEMIX_DUCKDB_THREADS='0'"):
+        Settings.from_env({**env, "LAKEMIX_DUCKDB_THREADS": "0"})
