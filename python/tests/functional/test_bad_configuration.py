@@ -3,12 +3,15 @@ and a catalog password never printed."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
 from lakemix import catalog
 from lakemix.cli import main
 from lakemix.settings import Settings
+from tests.conftest import dbt
 
 HOSTILE = ("'; drop table raw.documents; --", "../../etc", "v1; rm -rf /", "a b")
 
@@ -41,3 +44,11 @@ def test_an_unreachable_catalog_is_named_without_its_password(
         assert result.exit_code != 0, args
         assert "s3cr3t-pw" not in result.output, args
         assert "LAKEMIX_CATALOG_URI" in result.output or "***" in result.output, result.output
+
+
+def test_a_build_before_any_ingest_says_so_in_one_line(lakehouse: Settings, tmp_path: Path) -> None:
+    built = dbt("build", tmp=tmp_path, check=False)
+    out = built.stdout + built.stderr
+    assert built.returncode != 0
+    assert "nothing ingested yet (no raw.documents in this lakehouse)" in out, out[-2000:]
+    assert "does not exist" not in out, out[-2000:]
