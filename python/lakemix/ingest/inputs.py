@@ -67,7 +67,12 @@ def expand_paths(
                 if formats.is_documentation(p)
             )
             if not files:
-                raise IngestInputError(f"{path}: no files of format {fmt!r} in this directory")
+                inside = (path.absolute(),)
+                unread = [f"{p} ({why})" for p, why in not_read if _is_inside(p, inside)]
+                raise IngestInputError(
+                    f"{path}: no files of format {fmt!r} in this directory"
+                    + (f"; not read: {'; '.join(unread[:3])}" if unread else "")
+                )
         elif path.is_file():
             files = [path]
         else:

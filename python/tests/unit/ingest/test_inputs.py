@@ -89,3 +89,18 @@ def test_a_given_folder_that_cannot_be_listed_is_an_error(
 def test_a_given_fifo_is_an_error_that_says_what_it_is(folder: Path) -> None:
     with pytest.raises(IngestInputError, match=r"pipe\.jsonl: a FIFO \(named pipe\), not a"):
         expand_paths([folder / "pipe.jsonl"], "jsonl")
+
+
+def test_a_folder_holding_only_a_link_out_says_why_and_the_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "real.jsonl").write_bytes(b'{"text": "x"}\n')
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "link.jsonl").symlink_to(tmp_path / "real.jsonl")
+    monkeypatch.chdir(tmp_path)  # a relative folder, as a user types it
+    with pytest.raises(IngestInputError) as raised:
+        expand_paths([Path("in")], "jsonl")
+    message = str(raised.value)
+    assert message.startswith("in: no files of format 'jsonl' in this directory; not read: ")
+    assert "link.jsonl (link to " in message and "--follow-symlinks reads it" in message
+    assert expand_paths([Path("in")], "jsonl", follow_symlinks=True)
