@@ -15,6 +15,8 @@ import functools
 import gc
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -88,6 +90,55 @@ def release_udfs(name: str) -> str:
 WRITING_COMMANDS = ("build", "run", "seed", "snapshot")
 
 
+@dataclass(frozen=True)
+class PluginFunction:
+    """A SQL function the plugin gives dbt's DuckDB connection (beside the UDF registry's).
+
+    Attributes:
+        name: The SQL name.
+        call: A method of ``Plugin`` (its name: it needs the plugin's catalog and state), or a
+            function.
+        parameters: DuckDB types of the arguments.
+        returns: DuckDB type of the result.
+        special_nulls: The function is called with NULL arguments (and may return NULL) instead
+            of DuckDB answering NULL for it.
+        side_effects: Reads or writes outside its arguments: never folded or cached.
+    """
+
+    name: str
+    call: str | Callable[..., Any]
+    parameters: tuple[str, ...]
+    returns: str
+    special_nulls: bool = False
+    side_effects: bool = True
+
+
+_V, _B, _I = "VARCHAR", "BOOLEAN", "BIGINT"
+FUNCTIONS = (
+    PluginFunction("lakemix_staging_location", "_staging_location", (_V, _V), _V),
+    PluginFunction("lakemix_metadata_location", "_metadata_location", (_V,), _V),
+    # NULL: the metadata cannot tell.
+    PluginFunction("lakemix_null_count", "_null_count", (_V, _V), _I, special_nulls=True),
+    # NULL: no such table or no snapshot.
+    PluginFunction("lakemix_current_snapshot", "_current_snapshot", (_V,), _I, special_nulls=True),
+    # A NULL snapshot: every row.
+    PluginFunction("lakemix_written_rows", "_written_rows", (_V, _I), _V, special_nulls=True),
+    PluginFunction("lakemix_scan", "_scan", (_V,), _V),
+    PluginFunction("lakemix_in_files", views.in_files, (_V, "VARCHAR[]"), _V),
+    PluginFunction("lakemix_release_udfs", release_udfs, (_V,), _V),
+    PluginFunction("lakemix_scan_at", "_scan_at", (_V, _V), _V),
+    PluginFunction("lakemix_rows_since", "_rows_since", (_V, _V, _B), _V),
+    PluginFunction("lakemix_sync_plan", "_sync_plan", (_V, _V, _B, _V, _V), _V),
+    PluginFunction("lakemix_cache_key", "_cache_key", (_V, _V, _B), _V),
+    PluginFunction("lakemix_csv_json", csv_json, (_V,), _V, side_effects=False),
+    PluginFunction("lakemix_append_build_stats", "_append_build_stats", (_V, _V, _V), _I),
+    # A build that made no thresholds seed passes NULL.
+    PluginFunction(
+        "lakemix_record_build", "_record_build", (_V, _B, _V, _V, _V), _I, special_nulls=True
+    ),
+)
+
+
 def _hold_writer_lock(settings: Settings) -> None:
     """A dbt command that writes holds the lakehouse's writer lock until it exits; a second one
     is refused with one line naming the holder (or waits ``LAKEMIX_WAIT`` seconds)."""
@@ -143,7 +194,7 @@ class Plugin(BasePlugin):
         return self._catalog
 
     def configure_connection(self, conn: duckdb.DuckDBPyConnection) -> None:
-        from duckdb.func import SPECIAL
+        from duckdb.func import DEFAULT, SPECIAL
 
         duck.load_extensions(conn)
         duck.configure_storage(conn, self.settings)
@@ -151,105 +202,16 @@ class Plugin(BasePlugin):
         register_search(conn)
         self.texts.register(conn)
         (self.settings.home / "staging").mkdir(parents=True, exist_ok=True)
-        conn.create_function(
-            "lakemix_staging_location",
-            self._staging_location,
-            ["VARCHAR", "VARCHAR"],
-            "VARCHAR",
-            side_effects=True,
-        )
-        conn.create_function(
-            "lakemix_metadata_location",
-            self._metadata_location,
-            ["VARCHAR"],
-            "VARCHAR",
-            side_effects=True,
-        )
-        conn.create_function(
-            "lakemix_null_count",
-            self._null_count,
-            ["VARCHAR", "VARCHAR"],
-            "BIGINT",
-            null_handling=SPECIAL,  # NULL: the metadata cannot tell
-            side_effects=True,
-        )
-        conn.create_function(
-            "lakemix_current_snapshot",
-            self._current_snapshot,
-            ["VARCHAR"],
-            "BIGINT",
-            null_handling=SPECIAL,  # NULL: no such table or no snapshot
-            side_effects=True,
-        )
-        conn.create_function(
-            "lakemix_written_rows",
-            self._written_rows,
-            ["VARCHAR", "BIGINT"],
-            "VARCHAR",
-            null_handling=SPECIAL,  # a NULL snapshot: every row
-            side_effects=True,
-        )
-        conn.create_function(
-            "lakemix_scan",
-            self._scan,
-            ["VARCHAR"],
-            "VARCHAR",
-            side_effects=True,
-        )
-        conn.create_function(
-            "lakemix_in_files",
-            views.in_files,
-            ["VARCHAR", "VARCHAR[]"],
-            "VARCHAR",
-            side_effects=True,
-        )
-        conn.create_function(
-            "lakemix_release_udfs", release_udfs, ["VARCHAR"], "VARCHAR", side_effects=True
-        )
-        conn.create_function(
-            "lakemix_scan_at",
-            self._scan_at,
-            ["VARCHAR", "VARCHAR"],
-            "VARCHAR",
-            side_effects=True,
-        )
-        conn.create_function(
-            "lakemix_rows_since",
-            self._rows_since,
-            ["VARCHAR", "VARCHAR", "BOOLEAN"],
-            "VARCHAR",
-            side_effects=True,
-        )
-        conn.create_function(
-            "lakemix_sync_plan",
-            self._sync_plan,
-            ["VARCHAR", "VARCHAR", "BOOLEAN", "VARCHAR", "VARCHAR"],
-            "VARCHAR",
-            side_effects=True,
-        )
-        conn.create_function(
-            "lakemix_cache_key",
-            self._cache_key,
-            ["VARCHAR", "VARCHAR", "BOOLEAN"],
-            "VARCHAR",
-            side_effects=True,
-        )
-        conn.create_function("lakemix_csv_json", csv_json, ["VARCHAR"], "VARCHAR")
-        conn.create_function(
-            "lakemix_append_build_stats",
-            self._append_build_stats,
-            ["VARCHAR", "VARCHAR", "VARCHAR"],
-            "BIGINT",
-            side_effects=True,
-        )
-        conn.create_function(
-            "lakemix_record_build",
-            self._record_build,
-            ["VARCHAR", "BOOLEAN", "VARCHAR", "VARCHAR", "VARCHAR"],
-            "BIGINT",
-            null_handling=SPECIAL,  # a build that made no thresholds seed passes NULL
-            side_effects=True,
-        )
+        for function in FUNCTIONS:
+            call = getattr(self, function.call) if isinstance(function.call, str) else function.call
+            conn.create_function(
+                function.name,
+                call,
+                list(function.parameters),
+                function.returns,
+                null_handling=SPECIAL if function.special_nulls else DEFAULT,
+                side_effects=function.side_effects,
+            )
         if self.refresh:
             views.refresh_views(conn, self.catalog)
 

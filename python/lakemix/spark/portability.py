@@ -120,7 +120,10 @@ def check_project(target_root: Path, *, dbt_args: list[str] | None = None) -> di
 
 
 def duckdb_functions() -> set[str]:
-    """DuckDB's functions and macros, with the lakemix UDFs (lower case)."""
+    """DuckDB's functions and macros, with the lakemix UDFs and the dbt plugin's own functions
+    (lower case): a model or test may call any of them (a test's release branch calls
+    ``lakemix_csv_json``)."""
+    from lakemix.dbt.plugin import FUNCTIONS
     from lakemix.dbt.texts import TextFunctions
     from lakemix.duck import connect
     from lakemix.text_store import TextStore
@@ -133,7 +136,7 @@ def duckdb_functions() -> set[str]:
         rows = conn.execute("select distinct function_name from duckdb_functions()").fetchall()
     finally:
         conn.close()
-    return {name.lower() for (name,) in rows}
+    return {name.lower() for (name,) in rows} | {f.name for f in FUNCTIONS}
 
 
 def spark_functions() -> set[str]:

@@ -18,7 +18,7 @@ from lakemix.ingest import ingest
 from lakemix.settings import Settings
 from lakemix.spark.parity import current_snapshots, fingerprint
 from lakemix.tables import CLEAN_DOCUMENTS, DUPLICATE_CLUSTERS, mix_table
-from tests.conftest import WEB, dbt, run
+from tests.conftest import UNREVIEWED, WEB, dbt, run
 
 LAKEMIX = str(Path(sys.executable).with_name("lakemix"))
 MIX = "demo_unimax"
@@ -45,7 +45,10 @@ def test_spark_build_equals_duckdb_build(
     on_duckdb = current_snapshots(TABLES)
     duckdb_prints = fingerprint(on_duckdb, mix=MIX)
 
-    # Portability, before Spark builds: every query compiles for both targets and parses.
+    # Portability, before Spark builds: every query compiles for both targets and parses, on a
+    # lakehouse with releases (the drift test then compiles its branch that reads the last one).
+    for tag in ("r1", "r2"):
+        lakemix("release", MIX, "--tag", tag, *UNREVIEWED, tmp=tmp_path)
     vars_ = f"{{lakemix_mix: {MIX}}}"
     check = lakemix(
         "spark", "check", "--target-root", str(tmp_path / "check"), "--vars", vars_, tmp=tmp_path
