@@ -183,6 +183,22 @@ def released_lakehouse(tmp: Path, env: dict[str, str] | None = None) -> Iterator
 
 
 @contextlib.contextmanager
+def copied_release(source: Path, tmp: Path) -> Iterator[Settings]:
+    """A copy of the released lakehouse in ``source`` (the folder of ``demo_release``) in
+    ``tmp``, with dbt's target, relocated (``lakemix relocate``) so it reads and writes its own
+    files: for tests that change a released lakehouse, at a fraction of building one."""
+    from lakemix.versions.relocate import relocate
+
+    caches = shutil.ignore_patterns("loader", "rebuilds")  # token stores: built where needed
+    shutil.copytree(source / "lakehouse", tmp / "lakehouse", symlinks=True, ignore=caches)
+    if (source / "target").is_dir():
+        shutil.copytree(source / "target", tmp / "target", symlinks=True)
+    with lakehouse_in(tmp) as settings:
+        relocate(settings=settings)
+        yield settings
+
+
+@contextlib.contextmanager
 def lakehouse_in(tmp: Path, env: dict[str, str] | None = None) -> Iterator[Settings]:
     """The environment pointed at the lakehouse in ``tmp`` (and dbt's target and logs there),
     with ``env`` on top, while the context is open."""

@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from lakemix import duck
 from lakemix.catalog import catalog as open_catalog
 from lakemix.catalog import is_inside
 from lakemix.iceberg import commit_with_retry
 from lakemix.iceberg.relocate import PathMap, RelocateError, infer_old_root, relocate_table
-from lakemix.iceberg.views import metadata_locations
+from lakemix.iceberg.views import metadata_locations, refresh_views
 from lakemix.settings import Settings
 from lakemix.tables import RELEASES
 from lakemix.versions.release import releases_directory
@@ -49,7 +50,8 @@ def relocate(
 ) -> RelocateResult:
     """Rewrite every table whose files the catalog names outside the warehouse so that it
     names the same files under the warehouse (``old_root`` -> the warehouse; inferred from
-    where the copied files lie when omitted), then the release manifests.
+    where the copied files lie when omitted), then the release manifests and the views of
+    dbt's DuckDB file.
 
     Raises:
         RelocateError: The old root cannot be inferred, or a table's files are not in the copy.
@@ -90,7 +92,14 @@ def relocate(
                 f"{name}: {done.snapshots} snapshots, {done.manifests} manifests, "
                 f"{done.files} files"
             )
-    _relocate_releases(open_catalog(settings), settings, paths)
+    catalog = open_catalog(settings)
+    _relocate_releases(catalog, settings, paths)
+    if settings.duckdb_path.is_file():  # dbt's views still read the original's metadata files
+        conn = duck.connect(settings.duckdb_path, settings=settings)
+        try:
+            refresh_views(conn, catalog)
+        finally:
+            conn.close()
     return RelocateResult(paths.old, paths.new, len(moving), files)
 
 

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from lakemix.settings import Settings
-from tests.conftest import PROJECT_PARTS, ROOT, released_lakehouse
+from tests.conftest import PROJECT_PARTS, ROOT, copied_release
 
 
 def project_with(tmp: Path, **objectives: dict[str, Any]) -> Path:
@@ -37,11 +37,13 @@ def set_objectives(project: Path, **objectives: dict[str, Any]) -> None:
 
 
 @pytest.fixture(scope="package")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings, Path]]:
-    """(settings, tmp): the released demo lakehouse of conftest.released_lakehouse. Tests must
-    not change it."""
+def built(
+    demo_release: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Settings, Path]]:
+    """(settings, tmp): a copy of the session's released demo lakehouse (conftest's
+    released_lakehouse), relocated: these tests record verdicts and build statistics in it."""
     tmp = tmp_path_factory.mktemp("quality")
-    with released_lakehouse(tmp) as settings:
+    with copied_release(demo_release, tmp) as settings:
         yield settings, tmp
 
 

@@ -17,17 +17,18 @@ from lakemix.quality.review import Verdict, record
 from lakemix.settings import Settings
 from lakemix.versions import get_release
 from lakemix.versions.refs import connect_at
-from tests.conftest import released_lakehouse
+from tests.conftest import copied_release
 from tests.functional.quality.conftest import project_with
 
 MIX = "demo_unimax"
 
 
 @pytest.fixture(scope="module")
-def house(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
-    """A lakehouse of its own (this module records verdicts and releases), v1 released with the
-    project's objectives (accuracy at severity error, so with --accept-unvalidated)."""
-    with released_lakehouse(tmp_path_factory.mktemp("gate")) as settings:
+def house(demo_release: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    """A lakehouse of its own (this module records verdicts and releases): a relocated copy of
+    the session's demo lakehouse, v1 released with the project's objectives (accuracy at
+    severity error, so with --accept-unvalidated)."""
+    with copied_release(demo_release, tmp_path_factory.mktemp("gate")) as settings:
         yield settings
 
 
