@@ -250,8 +250,17 @@ def mix_build_command(name: str, engine: str, wait: float) -> None:
     metavar="PREFIX:INDEX",
     help="Document INDEX of an exported Megatron shard (lakemix export): its document's lineage.",
 )
+@click.option(
+    "--tracking-uri",
+    envvar="MLFLOW_TRACKING_URI",
+    help="MLflow tracking server of an mlflow: run (default: $MLFLOW_TRACKING_URI).",
+)
 def lineage_command(
-    document_id: str | None, column: str | None, run_dir: str | None, megatron: str | None
+    document_id: str | None,
+    column: str | None,
+    run_dir: str | None,
+    megatron: str | None,
+    tracking_uri: str | None,
 ) -> None:
     """Where a document or a mart column comes from, or what a training run read.
 
@@ -270,7 +279,7 @@ def lineage_command(
     if megatron is not None:
         document_id = _megatron_document(megatron)
     if run_dir is not None:
-        click.echo(_format_run(run_dir))
+        click.echo(_format_run(run_dir, tracking_uri))
         return
     from lakemix.lineage import column_lineage, format_tree, load_project
 
@@ -284,7 +293,7 @@ def lineage_command(
     click.echo(format_tree(tree, title=column))
 
 
-def _format_run(run: str) -> str:
+def _format_run(run: str, tracking_uri: str | None = None) -> str:
     """``lakemix lineage --run``: a run folder, or ``mlflow:RUN_ID`` (its logged run record)."""
     import tempfile
 
@@ -294,7 +303,8 @@ def _format_run(run: str) -> str:
 
     settings = Settings.from_env()
     with tempfile.TemporaryDirectory(prefix="lakemix-run-") as tmp:
-        folder = fetch_record(run, tmp).parent if run.startswith(PREFIX) else Path(run)
+        tracked = run.startswith(PREFIX)
+        folder = fetch_record(run, tmp, uri=tracking_uri).parent if tracked else Path(run)
         record = read_run_record(folder)
         problem = release_problem(record["tag"], record["checksum"], settings)
         if problem is not None:

@@ -14,7 +14,7 @@ from lakemix.tracking.commands import URI_OPTION
 from lakemix.tracking.commands import show_command as show_release
 
 
-def show_run(run: str, *, width: int = 60) -> list[str]:
+def show_run(run: str, *, width: int = 60, tracking_uri: str | None = None) -> list[str]:
     """Lines of ``lakemix show --run RUN``: the run's release, samples and steps, and for a
     dynamic mix the epochs read of each group, the weights where they changed and a plot of
     each group's weight over the run's tokens.
@@ -22,6 +22,7 @@ def show_run(run: str, *, width: int = 60) -> list[str]:
     Args:
         run: A run folder (its ``run.json``), or ``mlflow:RUN_ID`` (the run record it logged).
         width: Columns of the plot.
+        tracking_uri: The MLflow server of an ``mlflow:`` run (default: MLFLOW_TRACKING_URI).
 
     Raises:
         RunRecordError: The folder holds no run record.
@@ -30,7 +31,8 @@ def show_run(run: str, *, width: int = 60) -> list[str]:
     from lakemix.tracking.runs import PREFIX, fetch_record
 
     with tempfile.TemporaryDirectory(prefix="lakemix-run-") as tmp:
-        folder = fetch_record(run, tmp).parent if run.startswith(PREFIX) else Path(run)
+        tracked = run.startswith(PREFIX)
+        folder = fetch_record(run, tmp, uri=tracking_uri).parent if tracked else Path(run)
         record = read_run_record(folder)
     ranks = len(record["loader"])
     lines = [
@@ -80,7 +82,7 @@ def show_command(
     if width < 1:
         raise click.BadParameter(f"must be at least 1, got {width}", param_hint="--width")
     if run is not None:
-        click.echo("\n".join(show_run(run, width=width)))
+        click.echo("\n".join(show_run(run, width=width, tracking_uri=tracking_uri)))
     if tag is not None:
         if run is not None:
             click.echo("")

@@ -150,17 +150,22 @@ def print_diff(rows: list[dict[str, Any]], old_tag: str, new_tag: str) -> None:
     if not rows:
         click.echo(f"{old_tag} and {new_tag} hold the same documents with the same repeats")
         return
-    cells = [
-        (r["language"], r["source_id"], r["change"], r["reason"], r["documents"], r["tokens"])
-        for r in rows
-    ]
-    table(cells, ("language", "source", "change", "reason", "documents", "tokens"), sys.stdout)
+    keys = ("language", "source_id", "split", "change", "reason", "documents", "tokens")
+    cells = [tuple(r[k] for k in keys) for r in rows]
+    header = ("language", "source", "split", "change", "reason", "documents", "tokens")
+    table(cells, header, sys.stdout)
     for change in ("added", "removed", "repeats"):
         picked = [r for r in rows if r["change"] == change]
         if picked:
             docs = sum(r["documents"] for r in picked)
             tokens = sum(r["tokens"] for r in picked)
-            click.echo(f"{change}: {docs:,} documents, {tokens:+,} tokens")
+            splits = sorted({r["split"] for r in picked})
+            parts = ", ".join(
+                f"{split} {sum(r['documents'] for r in picked if r['split'] == split):,} / "
+                f"{sum(r['tokens'] for r in picked if r['split'] == split):+,}"
+                for split in splits
+            )
+            click.echo(f"{change}: {docs:,} documents, {tokens:+,} tokens ({parts})")
 
 
 @click.command("rebuild")

@@ -40,7 +40,8 @@ def diff(old_tag: str, new_tag: str, *, settings: Settings | None = None) -> lis
     """Documents and tokens added to and removed from the mix between two releases.
 
     Returns:
-        Rows of ``language``, ``source_id``, ``change`` (added, removed, repeats), ``reason``
+        Rows of ``language``, ``source_id``, ``split`` (train, validation: the loader and
+        MLflow's dataset profile count train only), ``change`` (added, removed, repeats), ``reason``
         (new data, filter: <rules>, deduplication: <kind>, sampling, removed from raw),
         ``documents`` and ``tokens`` (token count times repeats), sorted.
 
@@ -68,6 +69,7 @@ def diff(old_tag: str, new_tag: str, *, settings: Settings | None = None) -> lis
             select
                 coalesce(new_mix.language, old_mix.language) as language,
                 coalesce(new_mix.source_id, old_mix.source_id) as source_id,
+                coalesce(new_mix.split, old_mix.split) as split,
                 case
                     when old_mix.document_id is null then 'added'
                     when new_mix.document_id is null then 'removed'
@@ -88,12 +90,12 @@ def diff(old_tag: str, new_tag: str, *, settings: Settings | None = None) -> lis
             left join new_status using (document_id)
             where old_mix.repeat_count is distinct from new_mix.repeat_count
         )
-        select language, source_id, change, reason, count(*), sum(tokens)
+        select language, source_id, split, change, reason, count(*), sum(tokens)
         from changes
         group by all
-        order by language, source_id, change, reason
+        order by language, source_id, split, change, reason
         """
     ).fetchall()
     conn.close()
-    keys = ("language", "source_id", "change", "reason", "documents", "tokens")
-    return [dict(zip(keys, (*r[:5], int(r[5])), strict=True)) for r in rows]
+    keys = ("language", "source_id", "split", "change", "reason", "documents", "tokens")
+    return [dict(zip(keys, (*r[:6], int(r[6])), strict=True)) for r in rows]

@@ -181,6 +181,15 @@ def test_lineage_of_a_tracked_run_reads_its_logged_loader_state(tracked: Tracked
     assert first.startswith(f"run mlflow:{tracked.ids[0]}: release v1 (demo_unimax")
     assert rest == local.output.splitlines()[1:] and len(rest) > 12
     assert missing.exit_code == 1 and "no MLflow run 0123456789abcdef" in missing.output
+    # The same with the server given as a flag, as runs and compare take it.
+    with lakehouse_in(tracked.settings.home.parent), pytest.MonkeyPatch.context() as patch:
+        patch.delenv("MLFLOW_TRACKING_URI", raising=False)
+        flagged = invoke(
+            "lineage", "--run", f"mlflow:{tracked.ids[0]}", "--tracking-uri", tracked.uri
+        )
+        shown = invoke("show", "--run", f"mlflow:{tracked.ids[0]}", "--tracking-uri", tracked.uri)
+    assert flagged.output == remote.output
+    assert shown.exit_code == 0 and shown.output.startswith(f"run mlflow:{tracked.ids[0]}:")
 
 
 def test_compare_puts_metrics_side_by_side_with_the_data_difference(tracked: Tracked) -> None:
@@ -204,6 +213,10 @@ def test_compare_puts_metrics_side_by_side_with_the_data_difference(tracked: Tra
     ]
     data = compared.output.split("as `lakemix diff` says:\n", 1)[1]
     assert diffed.exit_code == 0 and data == diffed.output and "filter: c4_" in data
+    # Train and validation apart, as the loader and MLflow's dataset profile count train only.
+    header = data.splitlines()[0].split()
+    assert header[:4] == ["language", "source", "split", "change"], header
+    assert any(line.startswith("removed: ") and "(train " in line for line in data.splitlines())
     assert itself.exit_code == 0 and "the same release (v1" in itself.output
 
 
