@@ -1,5 +1,5 @@
 {{ config(incremental=true) }}
-{{ lakemix.cache_key({}, udfs=['langid']) }}
+{{ lakemix.cache_key({}, udfs=['langid', 'normalize']) }}
 
 with
 

@@ -58,6 +58,17 @@ def recorded_setting(table: Table, name: str) -> Any:
     return (orjson.loads(key).get("settings") or {}).get(name)
 
 
+def _listed_later(before: str, key: str) -> bool:
+    """Whether ``key`` differs from ``before`` only by UDFs at their first definition (1) that
+    ``before`` does not list: a UDF added to a model's key after rows were stored under the same
+    behaviour (normalization joined the language model's key at 1) does not void them."""
+    old, new = orjson.loads(before), orjson.loads(key)
+    added = {k: v for k, v in new["udfs"].items() if k not in old.get("udfs", {})}
+    if not added or any(v != 1 for v in added.values()):
+        return False
+    return bool({**old, "udfs": {**old.get("udfs", {}), **added}} == new)
+
+
 def check(table: Table, identifier: str, key: str) -> None:
     """Raise if ``table``'s current rows recorded a key other than ``key``.
 
@@ -65,7 +76,7 @@ def check(table: Table, identifier: str, key: str) -> None:
         CacheKeyError: With both keys and the command that rebuilds the model.
     """
     before = recorded(table)
-    if before is None or before == key:
+    if before is None or before == key or _listed_later(before, key):
         return
     model = identifier.rsplit(".", 1)[-1]
     raise CacheKeyError(

@@ -27,6 +27,10 @@ if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
 
+# Bumped when a text normalizes differently: the key (``lakemix.cache_key``) of every incremental
+# model that reads normalized text names it, so their stored rows are rebuilt, not mixed.
+DEFINITION = 1
+
 # Unicode's Zs (space separators); stable since Unicode 4.0.
 _ZS = (0x20, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000)
 

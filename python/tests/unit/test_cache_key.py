@@ -35,3 +35,25 @@ def test_a_different_recorded_key_is_refused_with_the_way_out() -> None:
         check(table_with({PROPERTY: other}), "intermediate.m", key)
     assert other in str(raised.value) and key in str(raised.value)
     assert recorded(table_with({PROPERTY: other})) == other
+
+
+def test_normalization_is_in_the_language_key_and_older_rows_stay_valid() -> None:
+    """Normalized text feeds language ID: its definition is in the model's key. Rows stored
+    before it was listed (same behaviour, definition 1) are not voided; a later bump is."""
+    from pathlib import Path
+
+    import lakemix.udf.normalize as normalize
+
+    model = (
+        Path(__file__).parents[3] / "models/intermediate/cleaning/int_documents_language_scored.sql"
+    )
+    assert "udfs=['langid', 'normalize']" in model.read_text()
+    now = key_of({"udfs": ["langid", "normalize"]})
+    before = key_of({"udfs": ["langid"]})
+    check(table_with({PROPERTY: before}), "intermediate.m", now)
+    bumped = now.replace('"normalize":1', '"normalize":2')
+    assert normalize.DEFINITION == 1 and bumped != now
+    with pytest.raises(CacheKeyError):
+        check(table_with({PROPERTY: before}), "intermediate.m", bumped)
+    with pytest.raises(CacheKeyError):
+        check(table_with({PROPERTY: now}), "intermediate.m", bumped)
