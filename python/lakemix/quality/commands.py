@@ -376,6 +376,12 @@ def quality_train_command(
         out=out,
         extra=extra,
     )
+    from lakemix.catalog import catalog
+    from lakemix.quality.training import record_training
+    from lakemix.writer import writer
+
+    with writer("lakemix quality train"):  # one row of meta.quality_models: the learning curve
+        record_training(catalog(settings), result)
     m = result.metrics
     click.echo(
         f"fit on {result.fitted:,} documents; held out {result.held_out:,} ({result.held_out_by}):"

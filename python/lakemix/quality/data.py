@@ -27,6 +27,8 @@ class ReportData:
     precision: list[dict[str, Any]]
     objectives: list[dict[str, Any]] = field(default_factory=list)
     agreement: dict[str, Any] = field(default_factory=dict)
+    scores: list[dict[str, Any]] = field(default_factory=list)
+    trainings: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _rows(conn: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
@@ -134,6 +136,66 @@ def signal_histograms(conn: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
         }
         for signal, lower_edges, upper, kept, rejected in rows
     ]
+
+
+def trainings(conn: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Every ``lakemix quality train`` of the lakehouse (``meta.quality_models``), oldest
+    first: labels fit on, held-out documents and figures. Empty before the first."""
+    if not _exists(conn, tables.QUALITY_MODELS):
+        return []
+    rows = _rows(
+        conn,
+        "select trained_at, sha256, fitted_documents, held_out_documents, held_out_by, "
+        f"accuracy, precision, recall from {tables.QUALITY_MODELS} order by trained_at",
+    )
+    return [
+        {
+            **r,
+            "trained_at": r["trained_at"].strftime("%Y-%m-%d %H:%M:%S"),
+            "sha256": r["sha256"][:12],
+        }
+        for r in rows
+    ]
+
+
+SCORE_BINS = 20
+
+
+def score_histograms(conn: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Per language, most documents first: the quality model's scores in twenty bins over
+    [0, 1], kept and rejected (``marts.fct_quality_score_histograms``), and the language's
+    ``model_min_quality_score`` threshold (its own row, else ``*``). Empty in a lakehouse
+    built before the mart."""
+    if not _exists(conn, tables.SCORE_HISTOGRAMS):
+        return []
+    rows = conn.execute(
+        f"""
+        select language, bin, kept_document_count, rejected_document_count
+        from {tables.SCORE_HISTOGRAMS}
+        """
+    ).fetchall()
+    thresholds = dict(
+        conn.execute(
+            f"select language, max(cast(threshold as double)) from {tables.QUALITY_THRESHOLDS} "
+            "where rule = 'model_min_quality_score' group by language"
+        ).fetchall()
+    )
+    found: dict[str, dict[str, Any]] = {}
+    for language, bin_, kept, rejected in rows:
+        entry = found.setdefault(
+            language,
+            {
+                "language": language,
+                "kept": [0] * SCORE_BINS,
+                "rejected": [0] * SCORE_BINS,
+                "threshold": thresholds.get(language, thresholds.get("*")),
+            },
+        )
+        entry["kept"][int(bin_)] = int(kept)
+        entry["rejected"][int(bin_)] = int(rejected)
+    for entry in found.values():
+        entry["documents"] = sum(entry["kept"]) + sum(entry["rejected"])
+    return sorted(found.values(), key=lambda e: (-e["documents"], e["language"]))
 
 
 def mixes(conn: duckdb.DuckDBPyConnection) -> dict[str, list[dict[str, Any]]]:
@@ -282,6 +344,8 @@ def collect(
         rule_rejections=rule_rejections(conn),
         rule_language_rejections=rule_language_rejections(conn),
         signals=signal_histograms(conn),
+        scores=score_histograms(conn),
+        trainings=trainings(conn),
         duplicate_clusters=_rows(
             conn,
             f"select cluster_size, count(*) as clusters from {tables.DUPLICATE_CLUSTERS} "

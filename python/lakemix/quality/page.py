@@ -189,6 +189,58 @@ def _signals(data: ReportData) -> str:
     return '<div class="grid">' + "".join(figures) + "</div>"
 
 
+SCORE_LANGUAGES = 12  # small multiples drawn; the page's JSON holds every language
+
+
+def _scores(data: ReportData) -> str:
+    if not data.scores:
+        return "<p>No quality scores (a lakehouse built before the quality model).</p>"
+    edges = [i / len(data.scores[0]["kept"]) for i in range(len(data.scores[0]["kept"]) + 1)]
+    figures = []
+    for s in data.scores[:SCORE_LANGUAGES]:
+        limit = [s["threshold"]] if s["threshold"] is not None else []
+        chart = svg.histogram(
+            edges, {"kept": s["kept"], "rejected": s["rejected"]}, thresholds=limit
+        )
+        kept = sum(s["kept"])
+        figures.append(
+            f"<div><h3>{escape(s['language'])}</h3>{chart}<br><small>{s['documents']:,} "
+            f"documents, {kept:,} kept; model threshold "
+            f"{escape(', '.join(f'{t:g}' for t in limit) or 'none')} (dashed)</small></div>"
+        )
+    more = len(data.scores) - SCORE_LANGUAGES
+    tail = f"<p>{more} more languages in the page's data.</p>" if more > 0 else ""
+    return '<div class="grid">' + "".join(figures) + "</div>" + tail
+
+
+def _learning(data: ReportData) -> str:
+    if not data.trainings:
+        return (
+            "<p>No model trained in this lakehouse yet (`lakemix quality train`): the builds "
+            "score with the model the var lakemix_quality_model names.</p>"
+        )
+    rows = data.trainings
+    chart = svg.line_chart(
+        [(float(r["fitted_documents"]), float(r["accuracy"])) for r in rows],
+        x_label="labelled documents fit on",
+        y_label="held-out accuracy",
+    )
+    cells = [
+        (
+            r["trained_at"],
+            r["sha256"],
+            r["fitted_documents"],
+            f"{r['held_out_documents']:,} ({r['held_out_by']})",
+            f"{r['accuracy']:.3f}",
+            f"{r['precision']:.3f}",
+            f"{r['recall']:.3f}",
+        )
+        for r in rows
+    ]
+    header = ("trained", "model", "labels", "held out", "accuracy", "precision", "recall")
+    return chart + html_table(header, cells)
+
+
 def _clusters(data: ReportData) -> str:
     if not data.duplicate_clusters:
         return "<p>No duplicate clusters.</p>"
@@ -273,6 +325,8 @@ def render(data: ReportData) -> str:
         ("Languages before and after cleaning", _languages(data)),
         ("Rejections by rule and language", _rejections(data)),
         ("Quality signals and their thresholds", _signals(data)),
+        ("Quality model scores by language", _scores(data)),
+        ("Quality model: labels against held-out accuracy", _learning(data)),
         ("Duplicate cluster sizes", _clusters(data)),
         ("Target and realized mix shares", _mixes(data)),
         ("Tests (warnings and failures)", _tests(data)),

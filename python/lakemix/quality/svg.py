@@ -1,4 +1,4 @@
-"""Inline SVG charts for the static report: bars (grouped or stacked) and histograms."""
+"""Inline SVG charts for the static report: bars (grouped or stacked), histograms, lines."""
 
 from __future__ import annotations
 
@@ -134,5 +134,49 @@ def histogram(
                 f'stroke-dasharray="4 3"><title>threshold {_number(threshold)}</title></line>'
             )
     parts.append(_legend(list(counts), left + plot + 8))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def line_chart(points: Sequence[tuple[float, float]], *, x_label: str, y_label: str) -> str:
+    """Points joined in x order, each marked and labelled with its y; both axes labelled with
+    their range (y from 0 to 1 when every value lies there, as accuracies do)."""
+    if not points:
+        raise ValueError("a line chart needs at least one point")
+    ordered = sorted(points)
+    left, top, height, plot = 56.0, 14.0, 140.0, 320.0
+    xs, ys = [p[0] for p in ordered], [p[1] for p in ordered]
+    x_lo, x_hi = min(xs), max(xs)
+    y_lo, y_hi = (0.0, 1.0) if all(0 <= y <= 1 for y in ys) else (min(ys), max(ys))
+
+    def at(x: float, y: float) -> tuple[float, float]:
+        fx = (x - x_lo) / (x_hi - x_lo) if x_hi > x_lo else 0.5
+        fy = (y - y_lo) / (y_hi - y_lo) if y_hi > y_lo else 0.5
+        return left + plot * fx, top + height * (1 - fy)
+
+    marks = [at(x, y) for x, y in ordered]
+    path = " ".join(f"{'M' if i == 0 else 'L'}{x:.1f},{y:.1f}" for i, (x, y) in enumerate(marks))
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + plot + 40}" '
+        f'height="{top + height + 44}" role="img">',
+        f'<line x1="{left}" y1="{top + height}" x2="{left + plot}" y2="{top + height}" '
+        'stroke="#333"/>',
+        f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + height}" stroke="#333"/>',
+        f'<text x="4" y="{top + 4}" {FONT}>{_number(y_hi)}</text>',
+        f'<text x="4" y="{top + height}" {FONT}>{_number(y_lo)}</text>',
+        f'<text x="{left}" y="{top + height + 14}" {FONT}>{_number(x_lo)}</text>',
+        f'<text x="{left + plot}" y="{top + height + 14}" {FONT} text-anchor="end">'
+        f"{_number(x_hi)}</text>",
+        f'<text x="{left + plot / 2}" y="{top + height + 32}" {FONT} text-anchor="middle">'
+        f"{escape(x_label)}</text>",
+        f'<text x="12" y="{top + height / 2}" {FONT} transform="rotate(-90 12 '
+        f'{top + height / 2})" text-anchor="middle">{escape(y_label)}</text>',
+        f'<path d="{path}" fill="none" stroke="{PALETTE[0]}" stroke-width="1.5"/>',
+    ]
+    for (x, y), (_, value) in zip(marks, ordered, strict=True):
+        parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{PALETTE[0]}"/>')
+        parts.append(
+            f'<text x="{x:.1f}" y="{y - 6:.1f}" {FONT} text-anchor="middle">{value:.3f}</text>'
+        )
     parts.append("</svg>")
     return "".join(parts)

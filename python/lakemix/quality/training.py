@@ -49,6 +49,7 @@ class TrainResult:
     held_out: int
     held_out_by: str
     metrics: dict[str, float]
+    labels_sha256: str = ""
 
 
 def read_labels(paths: Iterable[Path]) -> tuple[list[Labelled], str]:
@@ -249,4 +250,46 @@ def train_from_labels(
     digest = model.digest
     path = out or out_folder / f"{digest[:12]}.lqm"
     model.save(path)
-    return TrainResult(path, digest, len(fit), len(held), held_out_by, measured)
+    return TrainResult(path, digest, len(fit), len(held), held_out_by, measured, labels_digest)
+
+
+TRAININGS_SCHEMA = (
+    ("trained_at", "timestamp"),
+    ("sha256", "string"),
+    ("path", "string"),
+    ("labels_sha256", "string"),
+    ("fitted_documents", "int64"),
+    ("held_out_documents", "int64"),
+    ("held_out_by", "string"),
+    ("accuracy", "float64"),
+    ("precision", "float64"),
+    ("recall", "float64"),
+)
+
+
+def record_training(catalog: Any, result: TrainResult) -> None:
+    """Append one ``lakemix quality train`` to ``meta.quality_models``: the model, the labels
+    it was fit on and its held-out figures, so the report draws labels against accuracy (the
+    learning curve) across the trainings of a lakehouse."""
+    from datetime import UTC, datetime
+
+    import pyarrow as pa
+
+    from lakemix.iceberg import commit_with_retry, ensure_table
+
+    types = {"timestamp": pa.timestamp("us", tz="UTC"), "string": pa.string()}
+    types |= {"int64": pa.int64(), "float64": pa.float64()}
+    schema = pa.schema([(name, types[kind]) for name, kind in TRAININGS_SCHEMA])
+    row = {
+        "trained_at": datetime.now(UTC),
+        "sha256": result.digest,
+        "path": str(result.path.resolve()),
+        "labels_sha256": result.labels_sha256,
+        "fitted_documents": result.fitted,
+        "held_out_documents": result.held_out,
+        "held_out_by": result.held_out_by,
+        **{k: float(result.metrics[k]) for k in ("accuracy", "precision", "recall")},
+    }
+    rows = pa.Table.from_pylist([row], schema=schema)
+    ensure_table(catalog, tables.QUALITY_MODELS, schema)
+    commit_with_retry(catalog, tables.QUALITY_MODELS, lambda table: table.append(rows))

@@ -97,6 +97,25 @@ def test_report_numbers_match_the_tables(built: tuple[Settings, Path], tmp_path:
         assert row["rejection_rate"] == row["documents"] / row["language_documents"]
     assert per_rule == {r["rule"]: r["documents"] for r in data["rule_rejections"]}
 
+    # The model's scores per language: every scored document once, in bin floor(score * 20).
+    scored = query(
+        settings,
+        "select l.language, s.quality_score, f.is_kept "
+        "from intermediate.int_documents_quality_scored s "
+        "join intermediate.int_documents_quality_filtered f using (document_id) "
+        "join intermediate.int_documents_language_scored l using (document_id)",
+    )
+    assert data["scores"] and "Quality model scores by language" in html
+    assert sum(e["documents"] for e in data["scores"]) == len(scored)
+    for entry in data["scores"][:3]:
+        mine = [(float(v), kept) for lang, v, kept in scored if lang == entry["language"]]
+        for which, flag in (("kept", True), ("rejected", False)):
+            expected = [0] * 20
+            for value in (v for v, k in mine if k is flag):
+                expected[min(int(value * 20), 19)] += 1
+            assert entry[which] == expected, (entry["language"], which)
+        assert entry["threshold"] == 0.5  # the seed's model_min_quality_score ('*')
+
     thresholds = dict(
         query(
             settings,

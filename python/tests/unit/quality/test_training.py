@@ -116,3 +116,39 @@ def test_simulate_cli_prints_the_curves_and_refuses_bad_strategies(tmp_path: Pat
     assert "uncertainty reaches random's accuracy at 20 labels" in result.output
     bad = CliRunner().invoke(main, [*args, "--strategy", "psychic"])
     assert bad.exit_code == 2 and "psychic" in bad.output
+
+
+def test_each_training_is_recorded_and_the_report_draws_the_curve(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two trainings, on more labels the second time: two rows of meta.quality_models, and the
+    report's learning-curve section plots labels against held-out accuracy from them."""
+    from lakemix.quality.data import trainings
+    from lakemix.quality.page import _learning
+    from lakemix.settings import Settings
+    from lakemix.versions.refs import connect_at
+
+    monkeypatch.setenv("LAKEMIX_HOME", str(tmp_path / "home"))
+    few = tmp_path / "few.jsonl"
+    many = write_labels(tmp_path / "many.jsonl", "a")
+    few.write_text("".join(many.read_text().splitlines(keepends=True)[::4]))
+    for labels in (few, many):
+        done = CliRunner().invoke(main, ["quality", "train", "--labels", str(labels)])
+        assert done.exit_code == 0, done.output
+    conn = connect_at(None, settings=Settings.from_env())  # every table as a view, as the report
+    try:
+        rows = trainings(conn)
+    finally:
+        conn.close()
+    assert [r["fitted_documents"] for r in rows] == sorted(r["fitted_documents"] for r in rows)
+    assert len(rows) == 2 and rows[0]["fitted_documents"] < rows[1]["fitted_documents"]
+    assert all(
+        0 <= r["accuracy"] <= 1 and r["held_out_by"] == "a tenth, same sources" for r in rows
+    )
+
+    class Data:  # the report's section needs only the trainings
+        trainings = rows
+
+    html = _learning(Data())  # type: ignore[arg-type]
+    assert html.startswith("<svg") and "held-out accuracy" in html
+    assert html.count("<circle") == 2 and f"{rows[1]['accuracy']:.3f}" in html
