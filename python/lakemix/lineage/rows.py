@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 # Each step: a title, the table, and the columns shown for the document.
 STEPS = (
     ("language", tables.LANGUAGE_SCORED, "language, script, language_score"),
+    ("quality model", tables.QUALITY_SCORED, "quality_score"),
     ("quality", tables.QUALITY_FILTERED, "is_kept, failed_rules"),
     (
         "deduplication",
@@ -92,6 +93,11 @@ def _lineage(
     for title, table, columns in STEPS:
         sql = f"select {columns} from {table} where document_id = ?"
         found[title] = _one(conn, sql, document_id)
+    if found["quality model"] is not None:  # which model scored it: its digest, as built
+        from lakemix.dbt.cache_key import recorded_setting
+
+        scored = catalog.load_table(tables.QUALITY_SCORED)
+        found["quality model"]["model_sha256"] = recorded_setting(scored, "quality_model")
     sql = f"select 1 from {tables.CLEAN_DOCUMENTS} where document_id = ?"
     clean = _one(conn, sql, document_id)
     rejected = _one(

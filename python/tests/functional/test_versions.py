@@ -112,6 +112,8 @@ def test_release_diff_gc_and_rebuild(lakehouse: Settings, project: Path) -> None
     traced = lakemix("lineage", kept_id)
     assert traced.exit_code == 0, traced.output
     assert "ingest_snapshot_id: " in traced.output and "cc_en_head-" in traced.output
+    assert "  quality model:\n    quality_score: " in traced.output  # which model scored it
+    assert f"    model_sha256: {file_digest(DEFAULT_MODEL)}" in traced.output
     assert "releases: v1 (demo_unimax: " in traced.output
     dropped = (
         "select document_id from marts.fct_document_rejections "
