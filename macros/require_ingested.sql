@@ -9,7 +9,10 @@
 {% endmacro %}
 
 {% macro duckdb__require_ingested() %}
-    {%- if execute and flags.WHICH in ('build', 'run', 'test') -%}
+    {#- Only when the run reads the raw documents (a selection of seeds alone, or a project
+        without the staging model, reads nothing raw). -#}
+    {%- set reads_raw = 'model.lakemix.stg_raw__documents' in (selected_resources or []) -%}
+    {%- if execute and flags.WHICH in ('build', 'run', 'test') and reads_raw -%}
         {%- set documents = adapter.get_relation(
             database=target.database, schema='raw', identifier='documents') -%}
         {%- if documents is none -%}

@@ -26,6 +26,7 @@ from lakemix.tables import RELEASES
 from lakemix.versions.release import releases_directory
 
 if TYPE_CHECKING:
+    import duckdb
     from pyiceberg.catalog.sql import SqlCatalog
     from pyiceberg.table import Table
 
@@ -98,9 +99,23 @@ def relocate(
         conn = duck.connect(settings.duckdb_path, settings=settings)
         try:
             refresh_views(conn, catalog)
+            _relocate_search_index(conn, settings)
         finally:
             conn.close()
     return RelocateResult(paths.old, paths.new, len(moving), files)
+
+
+def _relocate_search_index(conn: duckdb.DuckDBPyConnection, settings: Settings) -> None:
+    """The search model's one row names its index folder (beside the DuckDB file, in the
+    lakehouse): the copy's, as a build of the copy would record it."""
+    from lakemix.search import index_path
+
+    found = conn.execute(
+        "select count(*) from information_schema.tables where table_schema = 'search' "
+        "and table_name = 'search_index' and table_type = 'BASE TABLE'"
+    ).fetchone()
+    if found and found[0]:
+        conn.execute("update search.search_index set index_path = ?", [str(index_path(settings))])
 
 
 def _relocate_releases(catalog: SqlCatalog, settings: Settings, paths: PathMap) -> None:
