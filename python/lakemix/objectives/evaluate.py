@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,27 @@ class ObjectiveResult:
     def as_dict(self) -> dict[str, Any]:
         """The manifest's form."""
         return asdict(self)
+
+
+NOT_MEASURED = "not measured"
+
+
+def outcome(result: Mapping[str, Any]) -> str:
+    """How an objective's result reads (``ObjectiveResult.as_dict()``, as manifests keep it):
+    ``pass``, ``not measured`` (nothing to measure, e.g. no language with two sources: it
+    neither passes nor blocks) or ``FAIL (<severity>)``."""
+    if result["measured"] is None and result["passed"]:
+        return NOT_MEASURED
+    return "pass" if result["passed"] else f"FAIL ({result['severity']})"
+
+
+def summary(results: Sequence[Mapping[str, Any]]) -> str:
+    """``3 pass, 1 not measured, 1 FAIL (warn)``: the outcomes counted, in that order."""
+    counts: dict[str, int] = {}
+    for result in results:
+        counts[outcome(result)] = counts.get(outcome(result), 0) + 1
+    order = sorted(counts, key=lambda o: (o != "pass", o != NOT_MEASURED, o))
+    return ", ".join(f"{counts[o]} {o}" for o in order) or "none declared"
 
 
 def _completeness(conn: duckdb.DuckDBPyConnection, objectives: Objectives) -> list[ObjectiveResult]:

@@ -9,6 +9,7 @@ from typing import Any
 
 import orjson
 
+from lakemix.objectives.evaluate import outcome, summary
 from lakemix.quality import svg
 from lakemix.quality.data import ReportData
 from lakemix.tables import BUILD_STATS, RULE_REJECTIONS
@@ -71,15 +72,16 @@ def _objectives(data: ReportData) -> str:
             o["name"],
             o["target"],
             o["measured"],
-            "pass" if o["passed"] else f"FAIL ({o['severity']})",
+            outcome(o),
             _trend(o["trend"], o.get("build_trend", [])),
             o["detail"],
         )
         for o in data.objectives
     ]
-    failing = sum(not o["passed"] for o in data.objectives)
     note = (
-        f"<p>{len(rows)} objectives, {failing} not met. Trend, oldest first: the value each "
+        f"<p>{len(rows)} objectives: {escape(summary(data.objectives))}. A 'not measured' "
+        "objective had nothing to measure (it neither passes nor blocks). Trend, oldest first: "
+        "the value each "
         "release recorded, and the value of each of the last ten builds that measured it "
         f"({BUILD_STATS}; accuracy once verdicts exist; '-' not measured).</p>"
     )

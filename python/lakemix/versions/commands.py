@@ -18,8 +18,12 @@ if TYPE_CHECKING:
 def _measured(result: dict[str, Any] | None) -> str:
     if result is None:
         return "-"
+    from lakemix.objectives.evaluate import NOT_MEASURED, outcome
+
+    if outcome(result) == NOT_MEASURED:
+        return NOT_MEASURED
     value = "-" if result["measured"] is None else f"{result['measured']:.4g}"
-    return f"{value} {'pass' if result['passed'] else 'FAIL (' + result['severity'] + ')'}"
+    return f"{value} {outcome(result)}"
 
 
 def _objectives(manifest: Manifest) -> dict[tuple[str, str], dict[str, Any]]:
@@ -54,6 +58,10 @@ def release_command(mix: str, tag: str, reason: str | None, wait: float) -> None
     )
     click.echo(f"manifest: {RELEASES} and {releases_directory(Settings.from_env()) / tag}.json")
     objectives = manifest.objectives
+    if objectives.get("results"):
+        from lakemix.objectives.evaluate import summary
+
+        click.echo(f"quality objectives: {summary(objectives['results'])} (`lakemix show {tag}`)")
     if objectives.get("accepted_unvalidated"):
         reason = objectives["accepted_unvalidated"]
         click.echo(

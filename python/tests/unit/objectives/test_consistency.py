@@ -134,3 +134,17 @@ def test_too_few_documents_or_one_source_is_not_measured(
     assert url.measured == pytest.approx(abs(0.4 - 450 / 1050))
     assert consistency(conn, min_documents=2000)["url_share"].measured is None
     assert consistency(conn, min_documents=2000)["url_share"].passed
+    # ... and reads as its own state, in the report, `lakemix show` and the release summary.
+    from lakemix.objectives.evaluate import outcome, summary
+
+    unmeasured = consistency(conn, min_documents=2000)["url_share"].as_dict()  # type: ignore[attr-defined]
+    measured = {**consistency(conn)["url_share"].as_dict(), "passed": True}  # type: ignore[attr-defined]
+    failed = {**measured, "passed": False, "severity": "warn"}
+    assert [outcome(r) for r in (unmeasured, measured, failed)] == [
+        "not measured",
+        "pass",
+        "FAIL (warn)",
+    ]
+    assert summary([failed, unmeasured, measured, measured]) == (
+        "2 pass, 1 not measured, 1 FAIL (warn)"
+    )
