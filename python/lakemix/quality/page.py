@@ -24,7 +24,15 @@ h3{margin:.3em 0;font-size:1em}.warn{color:#a60}.fail{color:#c00}
 """
 
 
+class Markup(str):
+    """A cell already rendered as HTML (an inline chart): not escaped."""
+
+    __slots__ = ()
+
+
 def _cell(value: object) -> str:
+    if isinstance(value, Markup):
+        return f"<td>{value}</td>"
     if isinstance(value, bool) or value is None:
         return f"<td>{escape(str(value))}</td>"
     if isinstance(value, int):
@@ -41,23 +49,25 @@ def html_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
 
 
 def _trend(history: list[dict[str, Any]], builds: list[dict[str, Any]]) -> str:
+    """A sparkline of the last ten builds' values and one of the releases', each with its last
+    value; every value in the chart's tooltip. '-' when neither measured anything."""
     parts = []
-    if builds:
-        parts.append(
-            "builds: "
-            + " → ".join(
-                "-" if b["measured"] is None else format(b["measured"], ".4g") for b in builds[-10:]
-            )
+    for label, points in (
+        ("builds", [("", b["measured"]) for b in builds[-10:]]),
+        ("releases", [(h["tag"], h["measured"]) for h in history]),
+    ):
+        values = [v for _, v in points]
+        if not any(v is not None for v in values):
+            continue
+        tip = ", ".join(
+            f"{name + ' ' if name else ''}{'-' if v is None else format(v, '.4g')}"
+            for name, v in points
         )
-    if history:
+        last = next(v for v in reversed(values) if v is not None)
         parts.append(
-            "releases: "
-            + " → ".join(
-                f"{h['tag']} {'-' if h['measured'] is None else format(h['measured'], '.4g')}"
-                for h in history
-            )
+            f"{label} {svg.sparkline(values, title=f'{label}: {tip}')} {format(last, '.4g')}"
         )
-    return "; ".join(parts) or "-"
+    return Markup("<br>".join(parts)) if parts else "-"
 
 
 def _objectives(data: ReportData) -> str:

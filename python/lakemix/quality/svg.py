@@ -180,3 +180,36 @@ def line_chart(points: Sequence[tuple[float, float]], *, x_label: str, y_label: 
         )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def sparkline(values: Sequence[float | None], *, title: str = "") -> str:
+    """A word-sized line of ``values`` in order (gaps where None), the last value dotted; its
+    tooltip (``title``) lists them. Scaled to their own range."""
+    width, height, pad = 90.0, 18.0, 2.0
+    known = [v for v in values if v is not None]
+    lo, hi = (min(known), max(known)) if known else (0.0, 1.0)
+    step = (width - 2 * pad) / max(len(values) - 1, 1)
+
+    def y_of(v: float) -> float:
+        return pad + (height - 2 * pad) * (1 - ((v - lo) / (hi - lo) if hi > lo else 0.5))
+
+    path, pen = [], "M"
+    for i, v in enumerate(values):
+        if v is None:
+            pen = "M"
+            continue
+        path.append(f"{pen}{pad + i * step:.1f},{y_of(v):.1f}")
+        pen = "L"
+    last = max((i for i, v in enumerate(values) if v is not None), default=None)
+    dot = (
+        f'<circle cx="{pad + last * step:.1f}" cy="{y_of(values[last]):.1f}" r="2" '  # type: ignore[arg-type]
+        f'fill="{PALETTE[1]}"/>'
+        if last is not None
+        else ""
+    )
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+        f'role="img" style="vertical-align:middle"><title>{escape(title)}</title>'
+        f'<path d="{" ".join(path)}" fill="none" stroke="{PALETTE[0]}" stroke-width="1.2"/>'
+        f"{dot}</svg>"
+    )

@@ -173,4 +173,6 @@ def test_every_objective_has_a_trend_over_builds(
     completeness = rows["completeness", "fct_clean_documents.language"]
     assert [b["measured"] for b in completeness["build_trend"]] == [0.0] * 4
     html = (tmp_path / "now.html").read_text()
-    assert "builds: " + " → ".join(format(v, ".4g") for v in trend) in html
+    # A sparkline per trend, its values in the tooltip and the last one beside it.
+    assert "<title>builds: " + ", ".join(format(v, ".4g") for v in trend) + "</title>" in html
+    assert f"</svg> {format(trend[-1], '.4g')}" in html
