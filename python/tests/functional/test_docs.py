@@ -25,7 +25,7 @@ from click.testing import CliRunner
 from lakemix.cli import main
 from lakemix.ingest import ingest
 from lakemix.settings import Settings
-from tests.conftest import ROOT, WEB, dbt
+from tests.conftest import ROOT, WEB, dbt, lakehouse_in
 
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = (
@@ -230,3 +230,66 @@ def test_docs_site_shows_the_mix_lineage(docs_site: tuple[str, Path], chromium: 
         " && c.getContext('2d').getImageData(0, 0, c.width, c.height).data.some(v => v !== 0))"
     )
     assert painted
+
+
+# Labels of one chart drawn on top of each other (what made the charts unreadable): level
+# labels whose boxes on screen overlap by more than a pixel, and neighbouring rotated labels
+# (the bars' categories) whose lines lie closer than their font's height.
+OVERLAPPING_LABELS = """
+(() => {
+  const found = [];
+  document.querySelectorAll('svg').forEach((chart, n) => {
+    const texts = [...chart.querySelectorAll('text')];
+    const level = texts.filter(t => !t.getAttribute('transform'))
+      .map(t => [t.textContent, t.getBoundingClientRect()]);
+    for (let i = 0; i < level.length; i++)
+      for (let j = i + 1; j < level.length; j++) {
+        const [a, p] = level[i], [b, q] = level[j];
+        if (p.left + 1 < q.right && q.left + 1 < p.right && p.top + 1 < q.bottom
+            && q.top + 1 < p.bottom) found.push(`chart ${n}: '${a}' / '${b}'`);
+      }
+    const turned = texts.filter(t => /rotate/.test(t.getAttribute('transform') || ''))
+      .map(t => {
+        const m = /translate\\(([-\\d.]+),([-\\d.]+)\\) rotate\\(([-\\d.]+)\\)/
+          .exec(t.getAttribute('transform'));
+        const size = parseFloat(getComputedStyle(t).fontSize);
+        return [t.textContent, +m[1], +m[3], size];
+      });
+    for (let i = 1; i < turned.length; i++) {
+      const [a, x0, angle, size] = turned[i - 1], [b, x1] = turned[i];
+      const gap = Math.abs(x1 - x0) * Math.sin(angle * Math.PI / 180);
+      if (gap < 0.9 * size) found.push(`chart ${n}: '${a}' / '${b}' (${gap.toFixed(1)} px apart)`);
+    }
+  });
+  return found;
+})()
+"""
+
+
+def test_the_quality_report_reads_in_a_browser(
+    demo_release: Path, tmp_path: Path, chromium: Page
+) -> None:
+    """The report as a reader sees it: every chart drawn, sparklines in the objectives' trend
+    column, no two labels of a chart on top of each other; a screenshot is kept."""
+    import base64
+
+    from lakemix.quality import write_report
+
+    with lakehouse_in(demo_release):
+        result = write_report(tmp_path / "report.html")
+    chromium.call("Page.navigate", url=result.path.as_uri())
+    charts = chromium.wait_for(
+        "document.readyState === 'complete' && document.querySelectorAll('svg').length"
+    )
+    assert charts > 20  # signals, score per language, shares, clusters, sparklines
+    drawn = chromium.evaluate(
+        "[...document.querySelectorAll('svg')].filter(s => s.getBBox().width > 0).length"
+    )
+    assert drawn == charts
+    assert chromium.evaluate(OVERLAPPING_LABELS) == []
+    headings = chromium.evaluate("[...document.querySelectorAll('h2')].map(h => h.textContent)")
+    assert "Quality model scores by language" in headings
+    shot = chromium.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
+    png = base64.b64decode(shot["data"])
+    (tmp_path / "report.png").write_bytes(png)
+    assert png.startswith(b"\x89PNG") and len(png) > 20_000
