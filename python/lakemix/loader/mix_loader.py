@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from lakemix.loader.boundaries import check_extra_fields
 from lakemix.loader.ranks import check_process_group, find_ranks
 from lakemix.loader.reader import TokenStore
+from lakemix.loader.resume import check_ranks
 from lakemix.loader.schedule import Cursor, Schedule
 from lakemix.loader.workers import close_at_exit, forget, stop_workers
 from lakemix.settings import Settings
@@ -573,22 +574,6 @@ class MixLoader:
                 f"the state is of {theirs}, this loader reads {mine}: a checkpoint of another "
                 "run; resume with a loader of that release, mix, split and seed, or start anew"
             )
-
-
-def check_ranks(states: Sequence[Mapping[str, Any]]) -> int:
-    """The world size of a run whose states these are: one state of every rank.
-
-    Raises:
-        ValueError: States of several world sizes, or a rank missing.
-    """
-    sizes = {int(s["world_size"]) for s in states}
-    if len(sizes) != 1:
-        raise ValueError(f"the states are of several runs: world sizes {sorted(sizes)}")
-    size = sizes.pop()
-    ranks = sorted(int(s["rank"]) for s in states)
-    if ranks != list(range(size)):
-        raise ValueError(f"need the state of every rank 0..{size - 1}, got ranks {ranks}")
-    return size
 
 
 def merge_states(states: Sequence[Mapping[str, Any]], world_size: int) -> dict[str, Any]:

@@ -11,7 +11,7 @@ again): the groups' epochs are merged at the earliest epoch any rank was in.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -21,10 +21,39 @@ from lakemix.loader.groups import GroupStream
 from lakemix.loader.schedule import Cursor, Schedule
 
 if TYPE_CHECKING:
-    from lakemix.loader.mix_loader import MixLoader
+    from lakemix.loader.dynamic_mix import DynamicMix
+    from lakemix.loader.reader import TokenStore
 
 
-def old_streams(loader: MixLoader, state: Mapping[str, Any]) -> list[GroupStream]:
+class Resumable(Protocol):
+    """What resuming reads of a loader (``MixLoader`` is one): its store, dynamic mix, seed
+    and shape. A protocol, so this module does not import the loader that imports it."""
+
+    store: TokenStore
+    dynamic: DynamicMix | None
+    seed: int
+    world_size: int
+    seq_len: int
+    batch_size: int
+
+
+def check_ranks(states: Sequence[Mapping[str, Any]]) -> int:
+    """The world size of a run whose states these are: one state of every rank.
+
+    Raises:
+        ValueError: States of several world sizes, or a rank missing.
+    """
+    sizes = {int(s["world_size"]) for s in states}
+    if len(sizes) != 1:
+        raise ValueError(f"the states are of several runs: world sizes {sorted(sizes)}")
+    size = sizes.pop()
+    ranks = sorted(int(s["rank"]) for s in states)
+    if ranks != list(range(size)):
+        raise ValueError(f"need the state of every rank 0..{size - 1}, got ranks {ranks}")
+    return size
+
+
+def old_streams(loader: Resumable, state: Mapping[str, Any]) -> list[GroupStream]:
     """The group streams of the rank and run that ``state`` is of."""
     assert loader.dynamic is not None
     firsts = state.get("firsts") or [None] * len(loader.dynamic.names)
@@ -43,7 +72,7 @@ def old_streams(loader: MixLoader, state: Mapping[str, Any]) -> list[GroupStream
 
 
 def merge_dynamic(
-    loader: MixLoader, states: Sequence[Mapping[str, Any]]
+    loader: Resumable, states: Sequence[Mapping[str, Any]]
 ) -> tuple[dict[str, Any], list[Any]]:
     """``(position, firsts)`` for ``loader``'s rank, from the states of every rank of a run
     of another world size.
@@ -51,8 +80,6 @@ def merge_dynamic(
     Raises:
         ValueError: The states are not one run's, complete, at one step.
     """
-    from lakemix.loader.mix_loader import check_ranks
-
     old_world = check_ranks(states)
     steps = {int(s["step"]) for s in states}
     histories = {repr(s["weights"]) for s in states}
