@@ -32,8 +32,9 @@ def read_layers(text: str) -> list[list[str]]:
     """The layers of the block after the ``<!-- layers`` marker, bottom first."""
     block = re.search(r"<!-- layers.*?-->\s*```text\n(.*?)```", text, re.S)
     assert block is not None, "docs/architecture.md has no layers block"
-    rows = [line.split() for line in block.group(1).splitlines() if line.strip()]
-    return [row[1:] if len(row) > 1 else [] for row in reversed(rows)]
+    # "command line   cli": the layer's name (which may hold a space), two spaces or more, units
+    rows = [re.split(r"\s{2,}", line.strip(), maxsplit=1) for line in block.group(1).splitlines()]
+    return [row[1].split() if len(row) > 1 else [] for row in reversed(rows) if row[0]]
 
 
 def unit_of(module: str) -> str:
@@ -53,7 +54,42 @@ def lakemix_imports(tree: ast.AST) -> list[tuple[int, str]]:
                 found.append((node.lineno, node.module))
         elif isinstance(node, ast.Import):
             found += [(node.lineno, a.name) for a in node.names if a.name.startswith("lakemix.")]
+        elif isinstance(node, ast.Call) and _called(node) == "import_module":
+            module = _import_module_target(node)
+            if module is not None and module.startswith("lakemix."):
+                found.append((node.lineno, module))
     return found
+
+
+def _called(node: ast.Call) -> str | None:
+    function = node.func
+    if isinstance(function, ast.Attribute):
+        return function.attr
+    return function.id if isinstance(function, ast.Name) else None
+
+
+def _import_module_target(node: ast.Call) -> str | None:
+    """The module ``importlib.import_module(...)`` loads, when its arguments are literal (an
+    f-string's literal head counts: ``f"lakemix.udf.{name}"`` is a lakemix.udf module)."""
+
+    def literal(arg: ast.expr) -> str | None:
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            return arg.value
+        if isinstance(arg, ast.JoinedStr) and arg.values:
+            head = arg.values[0]
+            if isinstance(head, ast.Constant) and isinstance(head.value, str):
+                return head.value.rstrip(".") or None
+        return None
+
+    if not node.args:
+        return None
+    name = literal(node.args[0])
+    if name is None:
+        return None
+    if name.startswith(".") and len(node.args) > 1:  # relative to the package argument
+        package = literal(node.args[1])
+        return f"{package}{name}" if package else None
+    return name
 
 
 def violations(package: Path, layers: list[list[str]]) -> list[Violation | str]:
@@ -103,10 +139,18 @@ def test_an_upward_or_sideways_import_is_caught(tmp_path: Path) -> None:
         "def scan():\n    from lakemix.versions.refs import scan_at\n",  # up, and lazily
     )
     write(tmp_path, "search.py", "import lakemix.ingest.run\n")  # sideways
+    write(  # dynamically, up
+        tmp_path,
+        "storage.py",
+        "import importlib\ndef f(n):\n"
+        "    return importlib.import_module(f'lakemix.versions.{n}')\n",
+    )
     write(tmp_path, "newthing.py", "")
     found = violations(tmp_path / "lakemix", layers)
     assert [str(v) for v in found] == [
         "dbt/plugin.py:2: dbt imports lakemix.versions.refs (versions)",
         "newthing.py: newthing is in no layer of docs/architecture.md",
         "search.py:1: search imports lakemix.ingest.run (ingest)",
+        "storage.py:3: storage imports lakemix.versions (versions)",
     ]
+    assert ["cli"] in layers and not any("line" in layer for layer in layers)
