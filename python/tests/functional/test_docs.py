@@ -20,12 +20,8 @@ from typing import Any
 
 import pytest
 import websocket
-from click.testing import CliRunner
 
-from lakemix.cli import main
-from lakemix.ingest import ingest
-from lakemix.settings import Settings
-from tests.conftest import ROOT, WEB, dbt, lakehouse_in
+from tests.conftest import ROOT, copied_release, lakehouse_in
 
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = (
@@ -134,18 +130,14 @@ def chromium(tmp_path: Path) -> Iterator[Page]:
 
 
 @pytest.fixture
-def docs_site(
-    lakehouse: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[tuple[str, Path]]:
-    """A lakehouse with two web corpora and the mix demo_unimax, its docs served by lakemix."""
-    target = tmp_path / "target"
-    monkeypatch.setenv("DBT_TARGET_PATH", str(target))
-    monkeypatch.setenv("DBT_LOG_PATH", str(tmp_path / "logs"))
-    ingest([WEB / "dolma_cc2019"], source="dolma_cc2019", fmt="jsonl")
-    ingest([WEB / "oscar2201"], source="oscar2201", fmt="jsonl")
-    dbt("build", tmp=tmp_path)
-    built = CliRunner().invoke(main, ["mix", "build", "demo_unimax"])
-    assert built.exit_code == 0, built.output
+def docs_site(demo_release: Path, tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """A copy of the session's demo lakehouse (two web corpora, the mix demo_unimax built and
+    released), its docs served by lakemix."""
+    with copied_release(demo_release, tmp_path):
+        yield from _served(tmp_path / "target", tmp_path)
+
+
+def _served(target: Path, tmp_path: Path) -> Iterator[tuple[str, Path]]:
     port = free_port()
     log = tmp_path / "docs.log"
     with log.open("w") as out:
