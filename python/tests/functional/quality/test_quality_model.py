@@ -4,16 +4,17 @@ changes, and its release records the new model."""
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from lakemix.cli import main
-from lakemix.ingest import ingest
 from lakemix.settings import Settings
 from lakemix.udf.quality_model import DEFAULT_MODEL, file_digest, load
 from lakemix.versions import get_release
-from tests.conftest import BIN, UNREVIEWED, WEB, run
+from tests.conftest import BIN, UNREVIEWED, copied_release, run
 
 
 def dbt(project: Path, *args: str, check: bool = True) -> str:
@@ -27,13 +28,22 @@ def cli(*args: str) -> str:
     return result.output
 
 
+@pytest.fixture
+def released(demo_release: Path, project: Path, tmp_path: Path) -> Iterator[Settings]:
+    """A relocated copy of the session's demo lakehouse (its v1 released with the shipped
+    model); dbt's target and logs where ``project`` put them."""
+    with (
+        copied_release(demo_release, tmp_path / "house") as settings,
+        pytest.MonkeyPatch.context() as patch,
+    ):
+        patch.setenv("DBT_TARGET_PATH", str(tmp_path / "target"))
+        patch.setenv("DBT_LOG_PATH", str(tmp_path / "logs"))
+        yield settings
+
+
 def test_verdicts_retrain_rescore_and_the_release_records_the_model(
-    lakehouse: Settings, project: Path, tmp_path: Path
+    released: Settings, project: Path, tmp_path: Path
 ) -> None:
-    ingest([WEB / "dolma_cc2019"], source="dolma_cc2019", fmt="jsonl")
-    dbt(project, "build")
-    cli("mix", "build", "demo_unimax")
-    cli("release", "demo_unimax", "--tag", "v1", *UNREVIEWED)
     v1 = get_release("v1")
     assert v1.quality_model["sha256"] == file_digest(DEFAULT_MODEL)
 
