@@ -4,6 +4,7 @@ the warehouse's object store (httpfs and an S3 secret) when it is on S3."""
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -48,7 +49,9 @@ def connection_config(settings: Settings) -> dict[str, str | bool | int | float 
         "autoload_known_extensions": False,
         "memory_limit": settings.memory_limit,
         "threads": settings.duckdb_threads,
-        "temp_directory": str(settings.duckdb_temp_directory),
+        # A folder of this process's own: DuckDB locks its spill files by name, and a second
+        # session spilling into dbt's folder (lakemix sql during a build) would be refused.
+        "temp_directory": str(settings.duckdb_temp_directory / f"session-{os.getpid()}"),
     }
 
 

@@ -22,6 +22,7 @@ from lakemix.ingest import formats
 from lakemix.ingest.checked import file_kind
 
 NotRead = tuple[Path, str]
+DOCUMENTATION = "documentation file"  # the note of a README or SOURCE file beside the data
 WAY_OUT = "outside the given paths; --follow-symlinks reads it"
 
 
@@ -62,7 +63,7 @@ def expand_paths(
             walked = sorted(_walk(path, roots, follow_symlinks=follow_symlinks, not_read=not_read))
             files = [p for p in walked if formats.accepts(p, fmt)]
             not_read.extend(
-                (_resolve(p) or p.absolute(), "documentation file")
+                (_resolve(p) or p.absolute(), DOCUMENTATION)
                 for p in walked
                 if formats.is_documentation(p)
             )

@@ -122,6 +122,11 @@ def gc(*, grace_seconds: float = 3600, settings: Settings | None = None) -> GcRe
                 result.deleted_bytes += path.stat().st_size
                 path.unlink()
                 result.deleted_files += 1
+    spills = settings.duckdb_temp_directory
+    if spills.is_dir():  # the spill folders of DuckDB sessions of processes gone since
+        for folder in spills.glob("session-*"):
+            if folder.is_dir() and folder.stat().st_mtime < cutoff:
+                shutil.rmtree(folder, ignore_errors=True)
     staging = settings.home / "staging"
     if staging.is_dir():  # what killed dbt runs staged and never committed
         for leftover in staging.iterdir():

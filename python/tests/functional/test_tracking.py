@@ -214,7 +214,7 @@ def test_compare_puts_metrics_side_by_side_with_the_data_difference(tracked: Tra
     data = compared.output.split("as `lakemix diff` says:\n", 1)[1]
     assert diffed.exit_code == 0 and data == diffed.output and "filter: c4_" in data
     # Train and validation apart, as the loader and MLflow's dataset profile count train only.
-    header = data.splitlines()[0].split()
+    header = next(line.split() for line in data.splitlines() if line.startswith("language "))
     assert header[:4] == ["language", "source", "split", "change"], header
     assert any(line.startswith("removed: ") and "(train " in line for line in data.splitlines())
     assert itself.exit_code == 0 and "the same release (v1" in itself.output

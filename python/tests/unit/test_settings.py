@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -138,7 +139,8 @@ def test_every_duckdb_session_takes_the_memory_limit_and_spills_in_the_lakehouse
         "select current_setting('memory_limit'), current_setting('threads'), "
         "current_setting('temp_directory')"
     ).fetchone()  # type: ignore[misc]
-    assert limit.startswith("286") and threads == 1 and spill == str(tmp_path / "home/duckdb_tmp")
+    assert limit.startswith("286") and threads == 1
+    assert spill == str(tmp_path / f"home/duckdb_tmp/session-{os.getpid()}")
     with pytest.raises(StorageConfigError, match="LAKEMIX_MEMORY_LIMIT='lots'"):
         Settings.from_env({**env, "LAKEMIX_MEMORY_LIMIT": "lots"})
     with pytest.raises(StorageConfigError, match="LAKEMIX_DUCKDB_THREADS='0'"):
