@@ -4,7 +4,7 @@
     .venv/bin/python examples/train_hf.py --mix demo_unimax --out runs/hf --resume
     lakemix lineage --run runs/hf
 
-The Trainer saves ``--out/checkpoint-N`` every ``--checkpoint-every`` steps; the callback adds
+The Trainer saves ``--out/checkpoint-N`` every ``--checkpoint-every`` steps; ``MixTrainer`` adds
 the loader state of every rank to each and writes the run record (``run.json``) into ``--out``.
 ``--resume`` continues from the newest checkpoint: the batches after it are exactly those an
 uninterrupted run trains on (``lakemix.loader.hf``). Under torchrun, each rank reads its share.
@@ -19,11 +19,11 @@ from typing import Any
 
 import torch
 from torch import nn
-from transformers import Trainer, TrainerCallback, TrainingArguments
+from transformers import TrainerCallback, TrainingArguments
 from transformers.trainer_utils import get_last_checkpoint
 
 from lakemix.loader import MixLoader
-from lakemix.loader.hf import MixLoaderTrainerCallback
+from lakemix.loader.hf import MixTrainer
 from lakemix.loader.ranks import end_process_group
 
 
@@ -71,7 +71,6 @@ def main() -> None:
         learning_rate=3e-3,
         seed=args.seed,
         use_cpu=True,
-        ignore_data_skip=True,  # the callback restores the loader; the Trainer cannot skip it
         report_to="none",
         disable_tqdm=True,
         logging_steps=args.checkpoint_every,
@@ -84,12 +83,6 @@ def main() -> None:
         num_workers=args.num_workers,
         seed=args.seed,
     )
-    resume = MixLoaderTrainerCallback(loader)
-
-    class MixTrainer(Trainer):  # type: ignore[misc]
-        def get_train_dataloader(self) -> Any:
-            return resume.dataloader
-
     class StopAfter(TrainerCallback):  # type: ignore[misc]  # as if the run were cut there
         def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
             control.should_training_stop |= state.global_step == args_stop
@@ -97,7 +90,7 @@ def main() -> None:
     args_stop = args.stop_after
     torch.manual_seed(args.seed)  # the same initial weights in every run
     model = BigramLM(torch.from_numpy(loader.store.vocabulary().astype("int64")))
-    trainer = MixTrainer(model=model, args=training, callbacks=[resume, StopAfter()])
+    trainer = MixTrainer(model=model, args=training, loader=loader, callbacks=[StopAfter()])
     last = get_last_checkpoint(str(args.out)) if args.resume and args.out.is_dir() else None
     result = trainer.train(resume_from_checkpoint=last)
     if trainer.is_world_process_zero():

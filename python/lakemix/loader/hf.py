@@ -1,21 +1,20 @@
-"""Hugging Face ``Trainer``: a callback that makes a ``MixLoader`` resume exactly.
+"""Hugging Face ``Trainer``: ``MixTrainer`` reads a ``MixLoader`` and resumes it exactly.
 
     loader = MixLoader(mix="demo_unimax", tag="v1", seq_len=64, batch_size=4)
-    resume = MixLoaderTrainerCallback(loader)
-
-    class MixTrainer(Trainer):
-        def get_train_dataloader(self):
-            return resume.dataloader
-
-    args = TrainingArguments(output_dir, max_steps=30, save_steps=10, ignore_data_skip=True)
-    MixTrainer(model, args, callbacks=[resume]).train(resume_from_checkpoint=...)
+    args = TrainingArguments(output_dir, max_steps=30, save_steps=10)
+    MixTrainer(model=model, args=args, loader=loader).train(resume_from_checkpoint=...)
 
 The Trainer resumes a data loader by skipping the batches of the epoch it already trained on,
-which only works for a ``torch.utils.data.DataLoader``; ``ignore_data_skip=True`` turns that
-off, and the callback restores the loader instead: at each save, every rank's loader state after
-the last batch trained on goes into the checkpoint folder (``lakemix_loader.json``), and the run
-record (``run.json``) into ``run_dir``; at the start of a resumed run, the state of the
-checkpoint it resumes from is loaded (another world size resumes elastically).
+which only works for a ``torch.utils.data.DataLoader``. ``MixTrainer`` is the Trainer with the
+three things that make a ``MixLoader`` right under it: the batches come from the loader
+(``get_train_dataloader``), ``ignore_data_skip`` is on, and ``MixLoaderTrainerCallback``
+restores the loader instead: at each save, every rank's loader state after the last batch
+trained on goes into the checkpoint folder (``lakemix_loader.json``), and the run record
+(``run.json``) into ``run_dir``; at the start of a resumed run, the state of the checkpoint it
+resumes from is loaded (another world size resumes elastically). A Trainer subclass of one's
+own takes the callback alone, as ``MixTrainer`` does. A ``MixLoader`` given to a plain
+``Trainer`` (as its ``train_dataset``, or from ``get_train_dataloader``) is refused at the
+first batch with one line naming ``MixTrainer`` (``lakemix.loader.drivers``).
 
 With ``MLFLOW_TRACKING_URI`` set (or ``tracking_uri`` given), the run is tracked in MLflow
 (``lakemix.tracking``): into the active MLflow run when there is one (the Trainer's own
@@ -25,12 +24,19 @@ logged metrics.
 
 from __future__ import annotations
 
+import copy
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
-from transformers import TrainerCallback, TrainerControl, TrainerState, TrainingArguments
+from transformers import (
+    Trainer,
+    TrainerCallback,
+    TrainerControl,
+    TrainerState,
+    TrainingArguments,
+)
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
 from lakemix.loader.mix_loader import MixLoader
@@ -45,6 +51,9 @@ LOADER_STATE = "lakemix_loader.json"
 
 class MixLoaderTrainerCallback(TrainerCallback):
     """Exact resume and a run record for a ``MixLoader`` under a Hugging Face ``Trainer``.
+
+    ``MixTrainer`` uses it; a ``Trainer`` subclass of one's own gives it ``callbacks``, returns
+    its ``dataloader`` from ``get_train_dataloader`` and sets ``ignore_data_skip=True``.
 
     Args:
         loader: The training loader.
@@ -132,6 +141,57 @@ class MixLoaderTrainerCallback(TrainerCallback):
         self.dataloader.close()  # no loader workers left running into the interpreter's exit
         if self.tracker is not None:
             self.tracker.finish()
+
+
+class MixTrainer(Trainer):
+    """The Hugging Face ``Trainer`` training on a ``MixLoader``, resumed exactly.
+
+    Takes what ``Trainer`` takes, but no ``train_dataset``: the batches are the loader's. The
+    ``args`` given are copied with ``ignore_data_skip=True``; ``callbacks`` get the loader's
+    ``MixLoaderTrainerCallback`` (``self.mix_callback``).
+
+    Args:
+        model, args: As ``Trainer``'s (``args.max_steps`` must be set: an epoch's length is
+            known only once it is read).
+        loader: The training loader.
+        run_dir: Where to write ``run.json`` at each save; ``args.output_dir`` when None.
+        tracking_uri: MLflow tracking URI; ``MLFLOW_TRACKING_URI`` when None.
+        **kwargs: The rest of ``Trainer``'s arguments.
+
+    Raises:
+        ValueError: A ``train_dataset`` is given too, or ``max_steps`` is not set.
+    """
+
+    def __init__(
+        self,
+        model: Any = None,
+        args: TrainingArguments | None = None,
+        *,
+        loader: MixLoader,
+        run_dir: str | Path | None = None,
+        tracking_uri: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if kwargs.get("train_dataset") is not None:
+            raise ValueError(
+                "MixTrainer trains on the batches of its loader: give it no train_dataset"
+            )
+        self.mix_callback = MixLoaderTrainerCallback(
+            loader, run_dir=run_dir, tracking_uri=tracking_uri
+        )
+        kwargs["callbacks"] = [*(kwargs.get("callbacks") or []), self.mix_callback]
+        # A copy: the caller's arguments stay as they were.
+        super().__init__(model, None if args is None else copy.copy(args), **kwargs)
+        if self.args.max_steps <= 0:
+            raise ValueError(
+                "set TrainingArguments(max_steps=N): a MixLoader's epoch has no length before "
+                "it is read"
+            )
+        self.args.ignore_data_skip = True
+
+    def get_train_dataloader(self) -> Any:
+        """The loader's batches, as the callback hands them out."""
+        return self.mix_callback.dataloader
 
 
 def active_mlflow_run() -> str | None:

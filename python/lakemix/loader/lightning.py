@@ -10,7 +10,8 @@ loader itself, a resume skips a batch, and rank 1 of 2 cannot resume at all. The
 Lightning the batches (``dataloader``, without a ``state_dict`` of its own), marks each when
 its training step starts, and saves in the checkpoint every rank's state after the batch last
 trained on; at each checkpoint rank 0 writes the run record (``run.json``) into ``run_dir``,
-for ``lakemix lineage --run``. A checkpoint of another world size resumes elastically.
+for ``lakemix lineage --run``. A checkpoint of another world size resumes elastically. The
+loader given to ``Trainer.fit`` itself is refused at the first batch (``loader.drivers``).
 
 With ``MLFLOW_TRACKING_URI`` set (or ``tracking_uri`` given), the run is tracked in MLflow
 (``lakemix.tracking``): into the run of the trainer's ``MLFlowLogger`` when it has one, else
@@ -63,16 +64,6 @@ class MixLoaderCallback(pl.Callback):
         return f"MixLoaderCallback[{self.loader.mix}:{self.loader.split}]"
 
     def on_train_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        given = trainer.train_dataloader
-        loaders = given.values() if isinstance(given, dict) else given
-        if not isinstance(loaders, list | tuple | type({}.values())):
-            loaders = [loaders]
-        if any(found is self.loader for found in loaders):
-            raise ValueError(
-                "the trainer was given the MixLoader itself: pass callback.dataloader to "
-                "Trainer.fit (Lightning saves the state of the batch it fetched ahead, and rank "
-                "0's only)"
-            )
         run_id, uri = None, self.tracking_uri
         for logger in trainer.loggers:  # log into the trainer's own MLflow run, if any
             if type(logger).__name__ == "MLFlowLogger":

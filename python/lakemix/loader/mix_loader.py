@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import copy
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from lakemix.loader.boundaries import check_extra_fields
+from lakemix.loader.drivers import NOT_A_DATASET, TrainerIntegrationError, check_driver
 from lakemix.loader.ranks import check_process_group, find_ranks
 from lakemix.loader.reader import TokenStore
 from lakemix.loader.resume import check_ranks
@@ -347,9 +349,27 @@ class MixLoader:
         )
         return Loader(Unbatcher(Mapper(mapped, unpack)), restart_on_stop_iteration=False)
 
+    def __len__(self) -> int:
+        """Refused: an epoch's length is known once it is read; a ``len`` is asked by code that
+        takes the loader for a dataset (a Trainer's ``train_dataset``, a ``DataLoader``).
+
+        Raises:
+            TrainerIntegrationError: Always (a ``TypeError``, as for an object without length).
+        """
+        raise TrainerIntegrationError(NOT_A_DATASET)
+
+    def __bool__(self) -> bool:
+        return True  # not ``len(self) > 0``
+
     def __iter__(self) -> Iterator[dict[str, Any]]:
         """The rest of the current epoch (all of the next one once it is done); a dynamic
-        mix's batches without end."""
+        mix's batches without end.
+
+        Raises:
+            TrainerIntegrationError: Lightning's or the Hugging Face Trainer asks for the first
+                batch itself (it would resume wrong): the message names the integration.
+        """
+        check_driver(sys._getframe(1))  # the frame that asks for the first batch
         if self._found:
             check_process_group(self.rank, self.world_size)
         ahead = self._next()

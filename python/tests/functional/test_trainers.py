@@ -19,6 +19,7 @@ from torch import nn
 
 from lakemix.cli import main
 from lakemix.loader import MixLoader
+from lakemix.loader.drivers import TrainerIntegrationError
 from lakemix.loader.lightning import MixLoaderCallback
 from lakemix.loader.trainers import TrainedBatches
 from lakemix.settings import Settings
@@ -133,7 +134,8 @@ def test_lightning_resumes_at_the_batch_after_its_checkpoint(
     listed = CliRunner().invoke(main, ["lineage", "--run", str(tmp_path / "resumed")])
     assert listed.exit_code == 0 and "release v1 (demo_unimax" in listed.output, listed.output
 
-    with pytest.raises(ValueError, match=r"pass callback.dataloader to Trainer.fit"):
+    # The loader itself given to Trainer.fit beside the callback: refused at the first batch.
+    with pytest.raises(TrainerIntegrationError, match=r"pass callback.dataloader to Trainer.fit"):
         fit(release, tmp_path / "raw", raw=True)
 
     # A checkpoint whose loader state is of another mix is refused, naming both.
@@ -215,38 +217,27 @@ class Counted(nn.Module):
         return {"loss": (self.weight * input_ids.float().mean()).sum()}
 
 
+def hf_args(out: Path, **options: Any) -> Any:
+    """The Trainer's arguments of the tests: 80 steps, a save every 20, on the CPU."""
+    from transformers import TrainingArguments
+
+    defaults = {"max_steps": 80, "save_steps": 20, "use_cpu": True, "report_to": "none"}
+    return TrainingArguments(output_dir=str(out), disable_tqdm=True, **{**defaults, **options})
+
+
 def hf_train(
-    release: Settings,
-    out: Path,
-    *,
-    workers: int = 0,
-    resume: Path | None = None,
-    ignore_data_skip: bool = True,
+    release: Settings, out: Path, *, workers: int = 0, resume: Path | None = None
 ) -> list[str]:
-    """Train 80 steps under the Hugging Face Trainer (saves every 20); the batches trained on."""
-    from transformers import Trainer, TrainingArguments
+    """Train 80 steps with MixTrainer, as a user writes it first (the Trainer's default
+    ``ignore_data_skip=False``); the batches trained on."""
+    from lakemix.loader.hf import MixTrainer
 
-    from lakemix.loader.hf import MixLoaderTrainerCallback
-
-    callback = MixLoaderTrainerCallback(loader(release, num_workers=workers, **LONG))
-
-    class MixTrainer(Trainer):  # type: ignore[misc]
-        def get_train_dataloader(self) -> Any:
-            return callback.dataloader
-
-    args = TrainingArguments(
-        output_dir=str(out),
-        max_steps=80,
-        save_steps=20,
-        use_cpu=True,
-        report_to="none",
-        disable_tqdm=True,
-        ignore_data_skip=ignore_data_skip,
-    )
+    args = hf_args(out)
     model = Counted()
-    MixTrainer(model=model, args=args, callbacks=[callback]).train(
+    MixTrainer(model=model, args=args, loader=loader(release, num_workers=workers, **LONG)).train(
         resume_from_checkpoint=None if resume is None else str(resume)
     )
+    assert args.ignore_data_skip is False  # MixTrainer set it on a copy
     return model.seen
 
 
@@ -267,8 +258,51 @@ def test_hugging_face_trainer_resumes_at_the_batch_after_its_checkpoint(
     state_file.write_bytes(orjson.dumps(state))
     with pytest.raises(ValueError, match=r"'tag': 'v0'.*a checkpoint of another run"):
         hf_train(release, tmp_path / "run", resume=checkpoint)
+
+
+def test_a_mix_loader_given_straight_to_a_trainer_is_refused_in_one_line(
+    release: Settings, tmp_path: Path
+) -> None:
+    """What a user writes first, without lakemix's integration: each trainer stops before its
+    first step with one line naming the integration to use."""
+    from transformers import Trainer
+
+    from lakemix.loader.hf import MixLoaderTrainerCallback, MixTrainer
+
+    def refused(train: Any, integration: str) -> None:
+        with pytest.raises(TrainerIntegrationError) as error:
+            train()
+        message = str(error.value)
+        assert integration in message and "\n" not in message, message
+
+    lightning = pl.Trainer(max_steps=3, accelerator="cpu", logger=False, enable_progress_bar=False)
+    model = Recorder()
+    refused(lambda: lightning.fit(model, train_dataloaders=loader(release)), "MixLoaderCallback")
+    assert model.seen == []
+    counted = Counted()
+    as_dataset = Trainer(model=counted, args=hf_args(tmp_path), train_dataset=loader(release))
+    refused(as_dataset.train, "MixTrainer(model=..., args=..., loader=loader)")
+
+    class Own(Trainer):  # type: ignore[misc]
+        def get_train_dataloader(self) -> Any:
+            return loader(release)
+
+    refused(Own(model=counted, args=hf_args(tmp_path, ignore_data_skip=True)).train, "MixTrainer")
+    assert counted.seen == []
+    with pytest.raises(ValueError, match="give it no train_dataset"):
+        MixTrainer(model=counted, args=hf_args(tmp_path), train_dataset=[], loader=loader(release))
+    with pytest.raises(ValueError, match="max_steps"):
+        MixTrainer(model=counted, args=hf_args(tmp_path, max_steps=-1), loader=loader(release))
+
+    # A Trainer subclass of one's own with the callback alone must turn off the data skip.
+    callback = MixLoaderTrainerCallback(loader(release))
+
+    class WithCallback(Trainer):  # type: ignore[misc]
+        def get_train_dataloader(self) -> Any:
+            return callback.dataloader
+
     with pytest.raises(ValueError, match=r"ignore_data_skip=True"):
-        hf_train(release, tmp_path / "skip", ignore_data_skip=False)
+        WithCallback(model=counted, args=hf_args(tmp_path), callbacks=[callback]).train()
 
 
 def test_hf_example_under_torchrun_resumes_every_rank_exactly(
