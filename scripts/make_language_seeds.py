@@ -11,8 +11,9 @@ and byte for byte the same on every run, into ``seeds/`` (or ``--out``):
 ``language_configs.csv``
     One row per lid.176 label: its FineWeb-2 config (``LANGUAGES`` below, an explicit table
     checked against the reference) and where its thresholds come from (``threshold_source``):
-    ``fineweb2`` (its own config), ``script`` (no config: the medians of the FineWeb-2 configs
-    written in its script, ``script_values``), ``global`` (no config and no script with
+    ``fineweb2`` (its own config), ``macrolanguage`` (the configs of its member languages,
+    ``fineweb2_members``: see below), ``script`` (no config: the medians of the FineWeb-2
+    configs written in its script, ``script_values``), ``global`` (no config and no script with
     configs: the '*' rows) or ``fineweb`` (English: the '*' rows are FineWeb English's own).
 ``quality_thresholds.csv``
     The '*' rows (``DEFAULT_RULES``: FineWeb English as datatrove implements it, unchanged), then,
@@ -29,6 +30,22 @@ language, and for a macrolanguage the individual language FineWeb-2 has (zh -> c
 ar -> arb_Arab, ms -> zsm_Latn, ...). Where several configs could apply, the largest subset
 (words in language_distribution.csv) is chosen; exceptions and judgment calls are commented
 in ``LANGUAGES``.
+
+Macrolanguages: lid.176 has one label for a macrolanguage whose members FineWeb-2 configures one
+by one (``qu`` is Quechua, some forty languages of which FineWeb-2 has twenty-seven configs;
+``ar``, ``ms``, ``mg``, ``gn``, ``et``, ``lv``, ``sq``, ``sw``, ``kv``, ``zh``). Text of every
+member gets that label, so its stop words must be every member's: a stop-word list is the most
+frequent words of one variety, and another variety's prose has few of them (Ayacucho Quechua's
+ten FineWeb-2 stop words, the label's list before, share none with those of Chimborazo Kichwa,
+Huallaga or Huaylas Quechua: *alli, mana, chay, tukuy* are not in it). The members are the
+individual languages ISO 639-3 lists under the macrolanguage (``iso639-lang``'s tables), in the
+label's script, that lid.176 does not label apart (``arz``, ``id``, ``min``, ``yue`` have labels
+of their own) and whose FineWeb-2 subset has at least ``MIN_MEMBER_WORDS`` words. Such a label
+(``threshold_source`` ``macrolanguage``, ``fineweb2_members``) takes the union of its members'
+stop words and its own config's numeric thresholds. Not the loosest member's: the small members'
+configs are fit on a few hundred thousand words, most of them Bible text, and their repetition
+limits would switch the rules off (Quechua's duplicate-line limit would be 1.0, Chinese's
+top-2-gram limit 1.588, Arabic's maximum mean word length 55).
 
 Language score: FineWeb-2's ``language_score`` is a GlotLID confidence; lakemix scores with
 fastText lid.176, whose probabilities are not on the same scale and are lower on smaller
@@ -66,12 +83,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from iso639 import Lang
+from iso639.exceptions import DeprecatedLanguageValue, InvalidLanguageValue
+
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = Path(os.environ.get("LAKEMIX_REFERENCE", ROOT.parent / "shared" / "reference"))
 FINEWEB2 = REFERENCE / "fineweb2"
 ENGLISH = "en"  # the '*' rows are FineWeb English's: English has no rows of its own
 GOPHER_STOP_WORDS = ("the", "be", "to", "of", "and", "that", "have", "with")
-SOURCES = ("fineweb", "fineweb2", "script", "global")
+SOURCES = ("fineweb", "fineweb2", "macrolanguage", "script", "global")
+MIN_MEMBER_WORDS = 100_000  # a member's config counts when FineWeb-2 fit it on this many words
 CSV_NULLS = ("", "null")  # what dbt's seed loader reads as NULL in a text column
 
 
@@ -440,10 +461,51 @@ def script_values(configs: Iterable[Mapping[str, Any]]) -> dict[str, float]:
     }
 
 
-def threshold_source(label: str, target: Target, configs: Mapping[str, Any]) -> str:
-    """``fineweb``, ``fineweb2``, ``script`` or ``global`` (see the module docstring)."""
+def macro_members(
+    label: str,
+    targets: Mapping[str, Target],
+    configs: Mapping[str, Any],
+    words: Mapping[str, int],
+) -> list[str]:
+    """The FineWeb-2 configs whose thresholds ``label`` must fit: its own, then those of the
+    other members of its macrolanguage (see the module docstring), largest first; [] when
+    ``label`` is no macrolanguage or fewer than two configs qualify."""
+    target = targets[label]
+    try:
+        members = {lang.pt3 for lang in Lang(label).individuals()}
+    except (InvalidLanguageValue, DeprecatedLanguageValue):
+        return []
+    if not members or target.config is None:
+        return []
+    apart = {t.config.split("_")[0] for other, t in targets.items() if t.config and other != label}
+    for other in targets:
+        if other != label:
+            try:
+                apart.add(Lang(other).pt3)
+            except (InvalidLanguageValue, DeprecatedLanguageValue):
+                continue
+    script = script_of(target)
+    found = [
+        name
+        for name in configs
+        if name != target.config
+        and name.endswith(f"_{script}")
+        and name.split("_")[0] in members - apart
+        and words.get(name, 0) >= MIN_MEMBER_WORDS
+    ]
+    if not found:
+        return []
+    return [target.config, *sorted(found, key=lambda name: (-words.get(name, 0), name))]
+
+
+def threshold_source(
+    label: str, target: Target, configs: Mapping[str, Any], members: Sequence[str] = ()
+) -> str:
+    """``fineweb``, ``fineweb2``, ``macrolanguage``, ``script`` or ``global`` (module docstring)."""
     if label == ENGLISH:
         return "fineweb"
+    if members:
+        return "macrolanguage"
     if target.config is not None and target.config in configs:
         return "fineweb2"
     if any(name.endswith(f"_{script_of(target)}") for name in configs):
@@ -461,28 +523,44 @@ def script_of(target: Target) -> str:
 
 
 def language_rows(
-    labels: Sequence[str], configs: Mapping[str, Any], targets: Mapping[str, Target] = LANGUAGES
+    labels: Sequence[str],
+    configs: Mapping[str, Any],
+    targets: Mapping[str, Target] = LANGUAGES,
+    words: Mapping[str, int] | None = None,
 ) -> list[dict[str, str]]:
-    """Rows of language_configs.csv, one per label, sorted by label."""
+    """Rows of language_configs.csv, one per label, sorted by label. ``words`` (words per
+    FineWeb-2 subset) finds macrolanguages' members; None: no label is one."""
     rows = []
     for label in sorted(labels):
         target = targets[label]
-        source = threshold_source(label, target, configs)
+        members = [] if words is None else macro_members(label, targets, configs, words)
+        source = threshold_source(label, target, configs, members)
+        own = source in ("fineweb2", "macrolanguage")
         rows.append(
             {
                 "language": label,
                 "language_name": target.name,
                 "script": script_of(target),
-                "fineweb2_config": target.config if source == "fineweb2" else "",
+                "fineweb2_config": target.config if own and target.config else "",
                 "threshold_source": source,
+                "fineweb2_members": " ".join(members),
             }
         )
     return rows
 
 
+def member_configs(language: Mapping[str, str], configs: Mapping[str, Any]) -> list[Any]:
+    """The FineWeb-2 configs a language_configs row takes its thresholds and stop words from."""
+    if language["threshold_source"] == "macrolanguage":
+        return [configs[name] for name in language["fineweb2_members"].split()]
+    if language["threshold_source"] == "fineweb2":
+        return [configs[language["fineweb2_config"]]]
+    return []
+
+
 def tuned_values(language: Mapping[str, str], configs: Mapping[str, Any]) -> dict[str, float]:
     """Uncapped thresholds of the tuned rules for one language_configs row ({} for none)."""
-    if language["threshold_source"] == "fineweb2":
+    if language["threshold_source"] in ("fineweb2", "macrolanguage"):  # its own config's
         return fineweb2_values(configs[language["fineweb2_config"]])
     if language["threshold_source"] == "script":
         suffix = f"_{language['script']}"
@@ -528,9 +606,8 @@ def stop_word_rows(
     """Rows (language, word) of stop_words.csv, sorted; a word dbt would read as NULL fails."""
     rows: set[tuple[str, str]] = {(ENGLISH, word) for word in GOPHER_STOP_WORDS}
     for language in languages:
-        if language["threshold_source"] == "fineweb2":
-            words = configs[language["fineweb2_config"]]["stopwords"]
-            rows.update((language["language"], lower(word)) for word in words)
+        for config in member_configs(language, configs):
+            rows.update((language["language"], lower(word)) for word in config["stopwords"])
     bad = sorted(row for row in rows if row[1].strip().lower() in CSV_NULLS)
     if bad:
         raise ValueError(f"stop words that a dbt seed would read as NULL: {bad}")
@@ -615,7 +692,7 @@ def write_seeds(
     configs = read_configs(reference)
     out.mkdir(parents=True, exist_ok=True)
     check_mapping(labels, configs)
-    languages = language_rows(labels, configs)
+    languages = language_rows(labels, configs, words=read_subset_words(reference))
     write_csv(out / "language_configs.csv", list(languages[0]), (r.values() for r in languages))
     thresholds = threshold_rows(languages, configs)
     write_csv(
@@ -633,8 +710,10 @@ def summary(languages: Sequence[Mapping[str, str]], words: Mapping[str, int]) ->
     lines = []
     for source in SOURCES:
         chosen = [r for r in languages if r["threshold_source"] == source]
-        lines.append(f"{source:>9}: {len(chosen):3d} labels")
-        if source != "fineweb2":
+        lines.append(f"{source:>13}: {len(chosen):3d} labels")
+        if source == "macrolanguage":
+            lines += [f"    {r['language']}: {r['fineweb2_members']}" for r in chosen]
+        elif source != "fineweb2":
             lines += [f"    {r['language']} ({r['language_name']}, {r['script']})" for r in chosen]
     small = [r for r in languages if r["fineweb2_config"]]
     small = [r for r in small if words.get(r["fineweb2_config"], 0) < 1_000_000]

@@ -1,6 +1,6 @@
 {#- No language with thresholds of its own runs on the global fallback: every language whose
-    threshold_source (seed language_configs) is fineweb2 (its own FineWeb-2 config) or script
-    (its script's medians) has its own row in quality_thresholds for every rule FineWeb-2 tunes
+    threshold_source (seed language_configs) is fineweb2 or macrolanguage (its own FineWeb-2
+    config) or script (its script's medians) has its own row in quality_thresholds for every rule FineWeb-2 tunes
     per language. One row per missing (language, rule). The rules are TUNED_RULES of
     scripts/make_language_seeds.py, which writes both seeds. -#}
 {%- set tuned_rules = [
@@ -44,7 +44,7 @@ languages_with_own_thresholds as (
         language,
         threshold_source
     from language_configs
-    where threshold_source in ('fineweb2', 'script')
+    where threshold_source in ('fineweb2', 'macrolanguage', 'script')
 ),
 
 expected_rows as (

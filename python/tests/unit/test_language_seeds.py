@@ -62,7 +62,7 @@ def test_every_lid_label_has_a_row(script: ModuleType) -> None:
 
 @pytest.mark.parametrize(
     ("label", "config"),
-    [("zh", "cmn_Hani"), ("th", "tha_Thai"), ("nb", "nob_Latn"), ("fa", "fas_Arab")],
+    [("de", "deu_Latn"), ("th", "tha_Thai"), ("nb", "nob_Latn"), ("fa", "fas_Arab")],
 )
 def test_a_label_runs_on_its_own_config(
     label: str, config: str, configs: dict[str, Any], script: ModuleType
@@ -81,6 +81,44 @@ def test_a_label_runs_on_its_own_config(
     assert own["gopher_max_duplicate_line_fraction"] == configs[config]["dup_line_frac"]
     assert own["min_language_score"] == min(configs[config]["language_score"], 0.65)
     assert own["fineweb_max_duplicate_line_char_ratio"] == 0.1
+
+
+def test_a_macrolanguage_takes_every_members_stop_words_and_its_own_thresholds(
+    script: ModuleType, configs: dict[str, Any]
+) -> None:
+    """lid.176's qu is every Quechua language: the stop words of each member FineWeb-2
+    configures (Ayacucho's list shares none with Kichwa's), the thresholds of its own config
+    (the small members' would switch the repetition rules off). Members lid.176 labels apart
+    stay apart: arz from ar, id and min from ms, bs/hr/sr from hbs."""
+    rows = {r["language"]: r for r in read(SEEDS / "language_configs.csv")}
+    qu = rows["qu"]
+    members = qu["fineweb2_members"].split()
+    assert (qu["threshold_source"], qu["fineweb2_config"], members[0]) == (
+        "macrolanguage",
+        "quy_Latn",
+        "quy_Latn",
+    )
+    assert {"qug_Latn", "quz_Latn", "quf_Latn"} <= set(members) and len(members) >= 10
+    words = {r["word"] for r in read(SEEDS / "stop_words.csv") if r["language"] == "qu"}
+    for member in members:
+        assert {script.lower(w) for w in configs[member]["stopwords"]} <= words, member
+    assert not set(configs["qug_Latn"]["stopwords"]) & set(configs["quy_Latn"]["stopwords"])
+    own = {
+        r["rule"]: float(r["threshold"])
+        for r in read(SEEDS / "quality_thresholds.csv")
+        if r["language"] == "qu"
+    }
+    assert own == {
+        rule: value if rule != "min_language_score" else min(value, 0.65)
+        for rule, value in script.fineweb2_values(configs["quy_Latn"]).items()
+    }
+    assert "arz_Arab" not in rows["ar"]["fineweb2_members"].split()
+    assert rows["ar"]["fineweb2_members"].split()[:2] == ["arb_Arab", "ary_Arab"]
+    assert not {"ind_Latn", "min_Latn"} & set(rows["ms"]["fineweb2_members"].split())
+    assert rows["hbs"]["threshold_source"] == "fineweb2" and rows["hbs"]["fineweb2_members"] == ""
+    assert rows["de"]["fineweb2_members"] == ""
+    # Without subset sizes (the generator's tests of other mappings), no label is one.
+    assert script.language_rows(["qu"], configs)[0]["threshold_source"] == "fineweb2"
 
 
 def test_chinese_stop_words_are_fineweb2s() -> None:
