@@ -3,7 +3,8 @@ with FineWeb-2's per-language configurations.
 
 Usage: .venv/bin/python bench/multilingual.py [--label before]
        [--languages de zh ...] [--docs-per-language N] [--skip-datatrove] [--seed 0] [--cpu N]
-       [--lines odd|even|all] [--compare OLD.json [NEW.json]]
+       [--lines odd|even|all] [--clean leipzig|oscar] [--model default|leipzig|PATH]
+       [--compare OLD.json [NEW.json]]
 
 What runs, one core (``--cpu``, default the lowest this process may use), in one invocation:
 
@@ -27,6 +28,18 @@ What runs, one core (``--cpu``, default the lowest this process may use), in one
   seed, same lines, same corpora: the same documents, byte for byte. Document ids name the
   half (``leipzig/<lang>/odd/<n>``) unless every line is used (``leipzig/<lang>/<n>``), so
   ``--compare`` never matches documents of different halves.
+* ``--clean oscar``: fit on one source, report on another. The clean side is then prose built
+  from OSCAR 2019 instead of Leipzig: its paragraphs that read as sentences, laid out as
+  ``scripts/train_quality_model.py`` builds its ``oscar`` source (``lakemix.quality.synthetic``,
+  at most 120 documents a language), and junk made of the same words, one junk document per
+  prose document, the junk kinds in turn (set ``oscar_junk``, reported per kind and script).
+  Neither the calibration (``seeds/calibrated_thresholds.csv``, Leipzig's even lines) nor the
+  quality model read OSCAR: ``--model`` defaults to ``leipzig`` here, a model fit in this run on
+  the script's Leipzig labels alone (the shipped default model is fit on both sources, so it
+  has read OSCAR). ``--model default`` scores with the shipped one, ``--model PATH`` with a
+  model file; the model goes to dbt as the var ``lakemix_quality_model``. OSCAR 2019's labels
+  are lid.176's own (renamed as lakemix emits them: no -> nb, sh -> hbs, als -> gsw, bh -> bho),
+  so "identified as its language" compares the same labels.
 * Web documents, the junk side: the HPLT warc2text ``sample100_*.jsonl.zst`` pages (text ``t``,
   language ``lang``), the 1,000 HPLT Chinese pages (``*_sample_zh.tsv.zst``: url TAB
   base64(text)) and the OSCAR 2019 documents (one paragraph a line, a blank line between
@@ -85,6 +98,7 @@ import csv
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -95,6 +109,9 @@ from typing import Any
 
 import orjson
 import zstandard
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+import train_quality_model as builder
 
 from _datatrove import ensure_venv
 from clean import Lakehouse, run
@@ -116,6 +133,9 @@ RETENTION_GOAL, RETENTION_FLOOR = 0.95, 0.90
 PARITY_GOAL = 0.98
 STILL_REJECTED_GOAL = 0.95
 EPSILON = 1e-9
+CLEAN_SETS = ("leipzig", "oscar_prose")  # the clean side: retention per language
+JUNK_SET = "oscar_junk"  # junk made of the held-out prose's words
+JUNK_GOAL = 0.99
 
 # lid.176 label (as lakemix reports it) or Leipzig folder -> FineWeb-2 config (GlotLID's ISO 639-3
 # + script). Where GlotLID splits a lid.176 label, the FineWeb-2 subset with the most documents
@@ -326,6 +346,37 @@ def leipzig_documents(
     return out
 
 
+def oscar_documents() -> list[Doc]:
+    """Prose and junk built from OSCAR 2019's sentence-like paragraphs, as
+    scripts/train_quality_model.py builds its ``oscar`` source (the module docstring)."""
+    from lakemix.udf.langid import _LABELS  # OSCAR 2019 labels as lid.176; lakemix renames four
+
+    data = builder._build(builder.oscar(CORPORA), "oscar")
+    out, seen = [], Counter[tuple[str, str]]()
+    for text, label, oscar_lang, kind in zip(
+        data.texts, data.labels, data.languages, data.kinds, strict=True
+    ):
+        lang = _LABELS.get(oscar_lang, oscar_lang)
+        n = seen[(lang, kind)]
+        seen[(lang, kind)] += 1
+        if label == 1:
+            out.append(Doc(f"oscar_prose/{lang}/{n}", "oscar_prose", lang, text))
+        else:
+            out.append(Doc(f"{JUNK_SET}/{kind}/{lang}/{n}", JUNK_SET, lang, text))
+    return out
+
+
+def leipzig_model(path: Path, seed: int = 0) -> str:
+    """Fit a quality model on scripts/train_quality_model.py's Leipzig labels alone (even
+    lines: prose and junk of the same words) into ``path``; its SHA-256."""
+    from lakemix.udf.quality_model.train import train
+
+    data = builder._build(builder.leipzig(CORPORA), "leipzig")
+    info = {"trained_by": "bench/multilingual.py", "sources": ["leipzig"]}
+    model = train(data.texts, data.labels, groups=data.languages, seed=seed, info=info)
+    return str(model.save(path))
+
+
 def web_documents() -> Iterator[Doc]:
     """HPLT sample100 pages, the HPLT Chinese pages and distinct OSCAR 2019 documents."""
     hplt = CORPORA / "web" / "hplt_warc2text"
@@ -394,8 +445,11 @@ def lakemix_signals(tables: Any, ids: list[str]) -> list[dict[str, float]]:
     return [by_id.get(i, {}) for i in ids]
 
 
-def lakemix_side(docs: list[Doc], home: Path) -> dict[str, dict[str, Any]]:
-    """Ingest ``docs``, run the cleaning layer with dbt; each document's outcome by bench id."""
+def lakemix_side(
+    docs: list[Doc], home: Path, model: Path | None = None
+) -> dict[str, dict[str, Any]]:
+    """Ingest ``docs``, run the cleaning layer with dbt (scoring with the quality model file
+    ``model``, the project's var when None); each document's outcome by bench id."""
     from lakemix.catalog import catalog
     from lakemix.settings import Settings
 
@@ -408,7 +462,8 @@ def lakemix_side(docs: list[Doc], home: Path) -> dict[str, dict[str, Any]]:
     house.home.mkdir()
     house.ingest(shard.parent)
     house.dbt("seed")
-    house.dbt("run", "--select", "+int_documents_quality_filtered")
+    chosen = [] if model is None else ["--vars", json.dumps({"lakemix_quality_model": str(model)})]
+    house.dbt("run", "--select", "+int_documents_quality_filtered", *chosen)
 
     tables = catalog(Settings.from_env(house.env))
     raw = tables.load_table("raw.documents").scan(selected_fields=("document_id", "metadata"))
@@ -429,7 +484,7 @@ def lakemix_side(docs: list[Doc], home: Path) -> dict[str, dict[str, Any]]:
         row = out[bench_id[r["document_id"]]]
         row["kept"] = bool(r["is_kept"])
         row["rules"] = sorted(rule["rule"] for rule in r["failed_rules"] or ())
-    ids = [d.id for d in docs if d.set == "leipzig"]
+    ids = [d.id for d in docs if d.set in CLEAN_SETS]
     by_document = {v: k for k, v in bench_id.items()}
     for i, values in zip(ids, lakemix_signals(tables, [by_document[i] for i in ids]), strict=True):
         out[i]["signals"] = values
@@ -460,7 +515,7 @@ def datatrove_side(
     with (folder / "docs.jsonl").open("wb") as f:
         for d in docs:
             lm = lakemix[d.id]
-            if d.set == "leipzig":
+            if d.set in CLEAN_SETS or d.set == JUNK_SET:  # the config of the expected language
                 config = FW2_CONFIG.get(d.label)
                 tokenizer = config or TOKENIZER_ONLY.get(d.label)
             else:
@@ -539,17 +594,13 @@ def script_of(lang: str) -> str:
 
 
 def report_leipzig(
-    records: list[dict[str, Any]], with_datatrove: bool, lines: str
+    records: list[dict[str, Any]], with_datatrove: bool, title: str
 ) -> dict[str, Any]:
-    """Per-language retention table and its summaries; returns the summary figures."""
+    """Per-language retention table of the clean side and its summaries; returns the figures."""
     by_lang: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
         by_lang[r["label"]].append(r)
-    print(
-        f"\n== clean prose: Leipzig sentences packed into documents of {DOCUMENT_CHARS[0]:,}-"
-        f"{DOCUMENT_CHARS[1]:,} characters ({lines} lines), {len(by_lang)} languages,"
-        f" {len(records):,} documents"
-    )
+    print(f"\n== clean prose: {title}, {len(by_lang)} languages, {len(records):,} documents")
     print(
         f"{'lang':<5}{'script':<7}{'FW2 config':<11}{'docs':>5} {'ident.':>7} {'other (top)':>13}"
         f" {'lakemix':>8} {'filters':>8} {'datatrove':>10}  lakemix: rules rejecting most"
@@ -669,12 +720,12 @@ def report_leipzig(
 
 
 def report_parity(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per Leipzig language: documents with lakemix's word count and signals equal datatrove's."""
+    """Per clean-side language: documents whose word count and signals equal datatrove's."""
     by_lang: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
         by_lang[r["label"]].append(r)
     print(
-        f"\n== signal parity, Leipzig documents: lakemix (int_documents_quality_scored) against"
+        f"\n== signal parity, the clean documents: lakemix (int_documents_quality_scored) against"
         f" datatrove's functions with its word tokenizer of the language; {len(COMPARED)} signals"
     )
     print(
@@ -710,6 +761,41 @@ def report_parity(records: list[dict[str, Any]]) -> dict[str, Any]:
         f" word segmenters or other splitters in"
         f" {' '.join(k for k in sorted(summary) if k not in spacy)}"
     )
+    return summary
+
+
+def report_junk(records: list[dict[str, Any]], with_datatrove: bool) -> dict[str, Any]:
+    """Junk made of the held-out prose's words: rejected per kind and per script."""
+    print(
+        f"\n== junk built from the same prose ({len(records):,} documents):"
+        f" rejected per kind and script (goal >= {JUNK_GOAL:.0%} in every script)"
+    )
+    summary: dict[str, Any] = {}
+    for name in ("kind", "script"):
+        groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for r in records:  # ids are oscar_junk/<kind>/<lang>/<n>
+            groups[r["id"].split("/")[1] if name == "kind" else script_of(r["label"])].append(r)
+        print(f"{name:<16}{'docs':>6} {'lakemix':>8} {'datatrove':>10}  rules rejecting most")
+        for group, recs in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            rejected = sum(not r["lakemix"]["kept"] for r in recs)
+            dt = "-"
+            if with_datatrove:
+                decided = [r["datatrove"]["kept"] for r in recs]
+                decided = [kept for kept in decided if kept is not None]
+                dt = share(len(decided) - sum(decided), len(decided))
+            rules = Counter(rule for r in recs for rule in r["lakemix"]["rules"])
+            print(
+                f"{group:<16}{len(recs):>6} {share(rejected, len(recs)):>8} {dt:>10}"
+                f"  {top(rules, len(recs), 2)}"
+            )
+            summary[f"{name}/{group}"] = rejected / len(recs)
+    rejected = sum(not r["lakemix"]["kept"] for r in records)
+    under = sorted(k for k, v in summary.items() if k.startswith("script/") and v < JUNK_GOAL)
+    print(
+        f"all: {share(rejected, len(records))} rejected; scripts under the goal:"
+        f" {', '.join(under) or 'none'}"
+    )
+    summary["all"] = rejected / len(records) if records else None
     return summary
 
 
@@ -786,7 +872,7 @@ def report_compare(old: dict[str, Any], new: dict[str, Any]) -> None:
     )
     before = {r["id"]: r for r in old["documents"]}
     after = {r["id"]: r for r in new["documents"]}
-    langs = sorted({r["label"] for r in new["documents"] if r["set"] == "leipzig"})
+    langs = sorted({r["label"] for r in new["documents"] if r["set"] in CLEAN_SETS})
     print(f"{'lang':<5}{'docs':>5} {'before':>7} {'after':>7} {'change':>7}")
     everything = [i for i, r in after.items() if r["set"] == "leipzig" and i in before]
     for lang in [*langs, "all"]:
@@ -863,6 +949,17 @@ def main() -> None:
         default="odd",
         help="Leipzig lines to pack (from 0): odd, the half calibration never reads (default)",
     )
+    parser.add_argument(
+        "--clean",
+        choices=("leipzig", "oscar"),
+        default="leipzig",
+        help="the clean side: Leipzig (the calibration's source) or OSCAR-built prose (held out)",
+    )
+    parser.add_argument(
+        "--model",
+        help="quality model: default (the shipped one), leipzig (fit here on Leipzig alone), or"
+        " a model file; default: leipzig with --clean oscar, else the project's",
+    )
     parser.add_argument("--cpu", type=int, default=min(os.sched_getaffinity(0)))
     parser.add_argument("--compare", nargs="+", metavar="JSON", help="OLD.json [NEW.json]")
     args = parser.parse_args()
@@ -876,15 +973,29 @@ def main() -> None:
     start = time.perf_counter()
     configs = fineweb2_configs()
     languages = args.languages or leipzig_languages()
-    docs = leipzig_documents(languages, args.seed, args.docs_per_language, args.lines)
+    if args.clean == "oscar":
+        docs = [d for d in oscar_documents() if not args.languages or d.label in languages]
+        title = "OSCAR 2019 paragraphs that read as sentences, laid out as prose (held out)"
+    else:
+        docs = leipzig_documents(languages, args.seed, args.docs_per_language, args.lines)
+        title = (
+            f"Leipzig sentences packed into documents of {DOCUMENT_CHARS[0]:,}-"
+            f"{DOCUMENT_CHARS[1]:,} characters ({args.lines} lines)"
+        )
     docs += [d for d in web_documents() if not args.languages or iso639_1(d) in languages]
     counts = Counter(d.set for d in docs)
     print(f"documents: {dict(counts)} ({time.perf_counter() - start:.1f} s)")
 
     timing = {}
     with tempfile.TemporaryDirectory(prefix="lakemix-bench-multilingual-") as tmp:
+        model = str(args.model or ("leipzig" if args.clean == "oscar" else "default"))
+        model_file = None if model == "default" else Path(model)
+        if model == "leipzig":
+            model_file = Path(tmp) / "leipzig.lqm"
+            digest = leipzig_model(model_file, args.seed)
+            print(f"quality model fit on Leipzig's labels alone: sha256 {digest[:16]}")
         start = time.perf_counter()
-        lm = lakemix_side(docs, Path(tmp))
+        lm = lakemix_side(docs, Path(tmp), model_file)
         timing["lakemix (ingest, dbt seed, dbt run)"] = time.perf_counter() - start
         dt, info = None, {}
         if not args.skip_datatrove:
@@ -892,11 +1003,15 @@ def main() -> None:
             dt, info = datatrove_side(docs, lm, configs, Path(tmp))
             timing["datatrove (process)"] = time.perf_counter() - start
     records = outcomes(docs, lm, dt)
-    leipzig = [r for r in records if r["set"] == "leipzig"]
-    summary = {"leipzig": report_leipzig(leipzig, dt is not None, args.lines)}
+    clean = [r for r in records if r["set"] in CLEAN_SETS]
+    summary = {"clean": report_leipzig(clean, dt is not None, title)}
     if dt is not None:
-        summary["parity"] = report_parity(leipzig)
-    summary["web"] = report_web([r for r in records if r["set"] != "leipzig"], dt is not None)
+        summary["parity"] = report_parity(clean)
+    junk = [r for r in records if r["set"] == JUNK_SET]
+    if junk:
+        summary["junk"] = report_junk(junk, dt is not None)
+    web = [r for r in records if r["set"] not in (*CLEAN_SETS, JUNK_SET)]
+    summary["web"] = report_web(web, dt is not None)
     print("\n" + "; ".join(f"{k}: {v:.0f} s" for k, v in timing.items()))
     if info:
         print(f"datatrove filters and signals, inside its process: {info['seconds']:.0f} s")
