@@ -111,7 +111,9 @@ def ingest_command(
     follow_symlinks: bool,
     wait: float,
 ) -> None:
-    """Append raw files (JSONL, Parquet, text, OSCAR, HPLT; gzip or zstd) to raw.documents."""
+    """Append raw files (JSONL, Parquet, text, OSCAR, HPLT; gzip or zstd) to raw.documents.
+
+    Exits 1 when nothing was ingested because the files given could not be read."""
     from lakemix.ingest import ingest
     from lakemix.report import print_ingest
 
@@ -128,6 +130,8 @@ def ingest_command(
             follow_symlinks=follow_symlinks,
         )
     print_ingest(result, sys.stdout)
+    if result.failed:  # every file given was unreadable: a script must not carry on
+        sys.exit(1)
 
 
 @main.command("ingests")

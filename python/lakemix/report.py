@@ -56,17 +56,13 @@ def print_ingest(result: IngestResult, out: TextIO) -> None:
             f"{RAW_QUARANTINE} snapshot {result.quarantine_snapshot_id} "
             f"(ingest {result.ingest_id})\n"
         )
+    elif result.failed:
+        out.write(
+            f"nothing ingested: {len(result.unreadable)} file(s) not read (the note of each says "
+            "why)\n"
+        )
     elif result.files and not result.read_files:
-        from lakemix.ingest.inputs import DOCUMENTATION
-        from lakemix.ingest.run import NOT_READ
-
-        unread = [f for f in result.files if f.status == NOT_READ and f.note != DOCUMENTATION]
-        if unread:
-            out.write(
-                f"nothing ingested: {len(unread)} file(s) not read (the note of each says why)\n"
-            )
-        else:
-            out.write("nothing new to ingest: every file was already ingested\n")
+        out.write("nothing new to ingest: every file was already ingested\n")
 
 
 def print_ingests(out: TextIO) -> None:

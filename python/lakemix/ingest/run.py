@@ -22,7 +22,7 @@ from lakemix.catalog import catalog as open_catalog
 from lakemix.iceberg import commit_with_retry, ensure_table
 from lakemix.ingest import formats, schema
 from lakemix.ingest.checked import CheckedFile, FileChangedError
-from lakemix.ingest.inputs import IngestInputError, expand_paths
+from lakemix.ingest.inputs import DOCUMENTATION, IngestInputError, expand_paths
 from lakemix.ingest.ledger import LedgerEntry, ingested_files, ledger_properties
 from lakemix.ingest.mapping import FieldMapping
 from lakemix.ingest.records import Document, Rejected
@@ -90,6 +90,17 @@ class IngestResult:
     def read_files(self) -> int:
         """Files whose records this run read and committed."""
         return sum(f.status == INGESTED for f in self.files)
+
+    @property
+    def unreadable(self) -> list[FileResult]:
+        """Files not read for a fault (unreadable, changed while read, not a regular file, ...),
+        not the README or SOURCE files beside the data."""
+        return [f for f in self.files if f.status == NOT_READ and f.note != DOCUMENTATION]
+
+    @property
+    def failed(self) -> bool:
+        """Nothing was ingested because files could not be read (the command exits 1)."""
+        return bool(self.files) and not self.read_files and bool(self.unreadable)
 
 
 def validate_source(source: str) -> str:

@@ -150,6 +150,30 @@ def test_the_cli_prints_a_summary(lakehouse: Settings) -> None:
     assert out.exit_code == 1 and "no such file or directory: /no/such/path" in out.output
 
 
+def test_an_ingest_that_could_read_no_file_exits_1(
+    lakehouse: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every file failed while read (a disk error here; unreadable for a user without root's
+    capabilities): nothing ingested, the note of each file printed, and the exit status says
+    so. The README beside it does not count as a file that failed."""
+    from click.testing import CliRunner
+
+    from lakemix.cli import main
+    from lakemix.ingest import run
+
+    (tmp_path / "docs.jsonl").write_text('{"id": "a", "text": "one"}\n')
+    (tmp_path / "README.md").write_text("about the corpus\n")
+
+    def failing(self: object) -> None:  # the file's bytes could not all be read back
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(run.CheckedFile, "verify", failing)
+    out = CliRunner().invoke(main, ["ingest", str(tmp_path), "--source", "eio"])
+    assert out.exit_code == 1, out.output
+    assert "nothing ingested: 1 file(s) not read" in out.output, out.output
+    assert "Input/output error" in out.output
+
+
 def test_broken_last_record_and_cut_stream_are_two_quarantine_rows(
     lakehouse: Settings, tmp_path: Path
 ) -> None:
