@@ -18,6 +18,7 @@ MARTS = "marts"
 META = "meta"
 SEEDS = "seeds"
 SNAPSHOTS = "snapshots"
+SEARCH = "search"
 
 # raw: what `lakemix ingest` writes.
 RAW_DOCUMENTS = f"{RAW}.documents"
@@ -51,6 +52,9 @@ QUALITY_MODELS = f"{META}.quality_models"
 
 # seeds
 QUALITY_THRESHOLDS = f"{SEEDS}.quality_thresholds"
+
+# search: the full-text index's one row per build (a table of dbt's DuckDB file, not Iceberg).
+SEARCH_INDEX = f"{SEARCH}.search_index"
 
 # A mix's two models: `mix_<name>` (its documents) and `mix_<name>_languages` (its shares).
 MIX_PREFIX = "mix_"

@@ -109,13 +109,16 @@ def _relocate_search_index(conn: duckdb.DuckDBPyConnection, settings: Settings) 
     """The search model's one row names its index folder (beside the DuckDB file, in the
     lakehouse): the copy's, as a build of the copy would record it."""
     from lakemix.search import index_path
+    from lakemix.tables import SEARCH_INDEX
 
+    schema, table = SEARCH_INDEX.split(".")
     found = conn.execute(
-        "select count(*) from information_schema.tables where table_schema = 'search' "
-        "and table_name = 'search_index' and table_type = 'BASE TABLE'"
+        "select count(*) from information_schema.tables where table_schema = ? "
+        "and table_name = ? and table_type = 'BASE TABLE'",
+        [schema, table],
     ).fetchone()
     if found and found[0]:
-        conn.execute("update search.search_index set index_path = ?", [str(index_path(settings))])
+        conn.execute(f"update {SEARCH_INDEX} set index_path = ?", [str(index_path(settings))])
 
 
 def _relocate_releases(catalog: SqlCatalog, settings: Settings, paths: PathMap) -> None:
