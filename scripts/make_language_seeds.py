@@ -74,6 +74,7 @@ decimals, FineWeb-2's precision), and no stop words.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import os
@@ -461,36 +462,39 @@ def script_values(configs: Iterable[Mapping[str, Any]]) -> dict[str, float]:
     }
 
 
+def covered_codes(label: str, target: Target) -> set[str]:
+    """The ISO 639-3 codes lid.176's ``label`` stands for: its config's language, and the
+    label's own code where ISO 639 knows it."""
+    codes = {target.config.split("_")[0]} if target.config else set()
+    with contextlib.suppress(InvalidLanguageValue, DeprecatedLanguageValue):
+        codes.add(Lang(label).pt3)
+    return codes
+
+
 def macro_members(
     label: str,
-    targets: Mapping[str, Target],
+    target: Target,
+    apart: set[str],
     configs: Mapping[str, Any],
     words: Mapping[str, int],
 ) -> list[str]:
-    """The FineWeb-2 configs whose thresholds ``label`` must fit: its own, then those of the
-    other members of its macrolanguage (see the module docstring), largest first; [] when
-    ``label`` is no macrolanguage or fewer than two configs qualify."""
-    target = targets[label]
+    """The FineWeb-2 configs whose stop words ``label`` takes: its own, then those of the
+    other members of its macrolanguage that no other label covers (``apart``, ISO 639-3 codes;
+    see the module docstring), largest first; [] when ``label`` is no macrolanguage or no
+    other member qualifies."""
     try:
-        members = {lang.pt3 for lang in Lang(label).individuals()}
+        members = {lang.pt3 for lang in Lang(label).individuals()} - apart
     except (InvalidLanguageValue, DeprecatedLanguageValue):
         return []
     if not members or target.config is None:
         return []
-    apart = {t.config.split("_")[0] for other, t in targets.items() if t.config and other != label}
-    for other in targets:
-        if other != label:
-            try:
-                apart.add(Lang(other).pt3)
-            except (InvalidLanguageValue, DeprecatedLanguageValue):
-                continue
     script = script_of(target)
     found = [
         name
         for name in configs
         if name != target.config
         and name.endswith(f"_{script}")
-        and name.split("_")[0] in members - apart
+        and name.split("_")[0] in members
         and words.get(name, 0) >= MIN_MEMBER_WORDS
     ]
     if not found:
@@ -531,9 +535,13 @@ def language_rows(
     """Rows of language_configs.csv, one per label, sorted by label. ``words`` (words per
     FineWeb-2 subset) finds macrolanguages' members; None: no label is one."""
     rows = []
+    covered = {label: covered_codes(label, target) for label, target in targets.items()}
     for label in sorted(labels):
         target = targets[label]
-        members = [] if words is None else macro_members(label, targets, configs, words)
+        members = []
+        if words is not None:
+            apart = set().union(*(codes for other, codes in covered.items() if other != label))
+            members = macro_members(label, target, apart, configs, words)
         source = threshold_source(label, target, configs, members)
         own = source in ("fineweb2", "macrolanguage")
         rows.append(
