@@ -32,7 +32,8 @@ What runs, one core (``--cpu``, default the lowest this process may use), in one
   from OSCAR 2019 instead of Leipzig: its paragraphs that read as sentences, laid out as
   ``scripts/train_quality_model.py`` builds its ``oscar`` source (``lakemix.quality.synthetic``,
   at most 120 documents a language), and junk made of the same words, one junk document per
-  prose document, the junk kinds in turn (set ``oscar_junk``, reported per kind and script).
+  prose document, the junk kinds in turn (set ``oscar_junk``, reported per kind and script;
+  held out in its words only: the model's training junk comes from the same generator).
   Neither the calibration (``seeds/calibrated_thresholds.csv``, Leipzig's even lines) nor the
   quality model read OSCAR: ``--model`` defaults to ``leipzig`` here, a model fit in this run on
   the script's Leipzig labels alone (the shipped default model is fit on both sources, so it
