@@ -259,12 +259,19 @@ def mix_build_command(name: str, engine: str, wait: float) -> None:
     envvar="MLFLOW_TRACKING_URI",
     help="MLflow tracking server of an mlflow: run (default: $MLFLOW_TRACKING_URI).",
 )
+@click.option(
+    "--fetched",
+    is_flag=True,
+    help="With DOCUMENT_ID of a web archive's page: the record as fetched (its headers and "
+    "the HTTP response), read again from the archive.",
+)
 def lineage_command(
     document_id: str | None,
     column: str | None,
     run_dir: str | None,
     megatron: str | None,
     tracking_uri: str | None,
+    fetched: bool,
 ) -> None:
     """Where a document or a mart column comes from, or what a training run read.
 
@@ -274,6 +281,7 @@ def lineage_command(
     --run DIR: the release the run read and every document it consumed, with its copies;
     --run mlflow:RUN_ID: the same through the run record the run logged to MLflow.
     --megatron PREFIX:INDEX: the document at INDEX of an exported Megatron shard.
+    --fetched: a web archive's page as it was fetched, read again from its archive.
     """
     if sum(x is not None for x in (document_id, column, run_dir, megatron)) != 1:
         raise click.UsageError(
@@ -287,9 +295,14 @@ def lineage_command(
         return
     from lakemix.lineage import column_lineage, format_tree, load_project
 
+    if fetched and document_id is None:
+        raise click.UsageError("--fetched shows the record of one DOCUMENT_ID")
     if document_id is not None:
-        from lakemix.lineage.rows import document_lineage, format_document
+        from lakemix.lineage.rows import document_lineage, fetched_record, format_document
 
+        if fetched:
+            click.echo(fetched_record(document_id))
+            return
         click.echo(format_document(document_lineage(document_id)))
         return
     assert column is not None

@@ -47,6 +47,17 @@ def print_ingest(result: IngestResult, out: TextIO) -> None:
         f"{result.total('documents'):,} ingested, {result.total('quarantined'):,} quarantined, "
         f"{result.skipped} files skipped (already ingested)\n"
     )
+    not_stored: dict[str, int] = {}
+    for f in result.files:
+        for reason, n in f.not_stored.items():
+            not_stored[reason] = not_stored.get(reason, 0) + n
+    if not_stored:
+        counts = sorted(not_stored.items(), key=lambda kv: (-kv[1], kv[0]))
+        out.write(
+            "records read but not stored (not pages): "
+            + ", ".join(f"{n:,} {reason}" for reason, n in counts)
+            + "\n"
+        )
     if result.documents_snapshot_id is not None:
         out.write(
             f"{RAW_DOCUMENTS} snapshot {result.documents_snapshot_id} (ingest {result.ingest_id})\n"

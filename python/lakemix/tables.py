@@ -25,6 +25,7 @@ RAW_DOCUMENTS = f"{RAW}.documents"
 RAW_QUARANTINE = f"{RAW}.quarantine"
 
 # intermediate: private to dbt; Python reads them only to explain a document or a release.
+PAGES_EXTRACTED = f"{INTERMEDIATE}.int_pages_extracted"
 LANGUAGE_SCORED = f"{INTERMEDIATE}.int_documents_language_scored"
 QUALITY_SCORED = f"{INTERMEDIATE}.int_documents_quality_scored"
 QUALITY_FILTERED = f"{INTERMEDIATE}.int_documents_quality_filtered"

@@ -16,10 +16,11 @@ import orjson
 from lakemix.errors import LakemixError
 from lakemix.ingest import mapping as mappings
 from lakemix.ingest.mapping import FieldMapping
+from lakemix.ingest.pages import Skipped, read_html, read_warc
 from lakemix.ingest.records import Document, Rejected, decode_utf8, excerpt
 from lakemix.ingest.streams import Line, OpenedFile, iter_lines
 
-FORMATS = ("auto", "jsonl", "parquet", "text", "oscar", "hplt")
+FORMATS = ("auto", "jsonl", "parquet", "text", "oscar", "hplt", "warc", "html")
 COMPRESSION_SUFFIXES = (".gz", ".zst", ".zstd")
 # File name endings (before any compression suffix) that each format reads.
 SUFFIXES: dict[str, tuple[str, ...]] = {
@@ -28,10 +29,16 @@ SUFFIXES: dict[str, tuple[str, ...]] = {
     "text": (".txt",),
     "oscar": (".txt",),
     "hplt": (".jsonl", ".tsv"),
+    # web archives: WARC (and Common Crawl's WET text), ARC; fetched pages
+    "warc": (".warc", ".wet", ".arc"),
+    "html": (".html", ".htm", ".xhtml"),
 }
+# Formats whose reader takes the file's own bytes (it handles their compression itself: a
+# web archive's gzip members say where each record lies).
+READS_FILE = frozenset({"warc"})
 DEFAULT_MAX_RECORD_BYTES = 64 << 20
 
-Item = Document | Rejected
+Item = Document | Rejected | Skipped
 
 
 class UnknownFormatError(LakemixError, ValueError):
@@ -58,7 +65,7 @@ def detect_format(path: Path, fmt: str) -> str:
     suffix = _base_suffix(path)
     if suffix == ".tsv":
         return "hplt"
-    for name in ("jsonl", "parquet", "text"):
+    for name in ("jsonl", "parquet", "text", "warc", "html"):
         if suffix in SUFFIXES[name]:
             return name
     raise UnknownFormatError(
@@ -250,4 +257,8 @@ def reader_for(
     if fmt == "parquet":
         m = mapping or mappings.JSONL
         return lambda _path, opened: read_parquet(opened.raw, m)
+    if fmt == "warc":
+        return lambda _path, opened: read_warc(opened.raw, max_bytes)
+    if fmt == "html":
+        return lambda _path, opened: read_html(opened.stream, max_bytes)
     raise UnknownFormatError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")

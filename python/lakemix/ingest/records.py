@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -13,7 +14,11 @@ class Document:
     """One document read from a raw file.
 
     ``offset`` is the byte offset of the record in the decompressed stream (the row index for
-    Parquet); ``record_id`` is the record's own id, when the format has one.
+    Parquet); ``record_id`` is the record's own id, when the format has one. A fetched page
+    (a web archive's record, an HTML file) also says what it is (``content_type``: ``text/html``
+    or ``text/plain``), the charset its bytes were read in, and what its archive says of it:
+    HTTP status, when it was fetched, the payload's digest, and where the record lies in the
+    file (its gzip member's offset and length, when it has one of its own).
     """
 
     offset: int
@@ -23,6 +28,13 @@ class Document:
     url: str | None = None
     metadata: str | None = None
     is_utf8_repaired: bool = False
+    content_type: str | None = None
+    charset: str | None = None
+    http_status: int | None = None
+    fetched_at: datetime | None = None
+    payload_digest: str | None = None
+    record_offset: int | None = None
+    record_length: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

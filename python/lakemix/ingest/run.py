@@ -25,13 +25,15 @@ from lakemix.ingest.checked import CheckedFile, FileChangedError
 from lakemix.ingest.inputs import DOCUMENTATION, IngestInputError, expand_paths
 from lakemix.ingest.ledger import LedgerEntry, ingested_files, ledger_properties
 from lakemix.ingest.mapping import FieldMapping
+from lakemix.ingest.pages import Skipped
 from lakemix.ingest.records import Document, Rejected
 from lakemix.ingest.sink import ParquetSink
-from lakemix.ingest.streams import open_stream, read_errors
+from lakemix.ingest.streams import OpenedFile, open_stream, read_errors
 from lakemix.settings import Settings
 from lakemix.tables import RAW_DOCUMENTS, RAW_QUARANTINE
 
 if TYPE_CHECKING:
+    from pyiceberg.schema import Schema
     from pyiceberg.table import Table
 
 __all__ = [
@@ -65,6 +67,8 @@ class FileResult:
     documents: int = 0
     quarantined: int = 0
     note: str = ""
+    # records read but not stored, by kind (a web archive's requests, redirects, images...)
+    not_stored: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -185,7 +189,7 @@ def ingest(
         source=source,
         ingest_id=uuid.uuid4().hex,
         ingested_at=datetime.now(UTC),
-        documents=ensure_table(cat, RAW_DOCUMENTS, schema.DOCUMENTS_SCHEMA),
+        documents=_table_with_columns(cat, RAW_DOCUMENTS, schema.DOCUMENTS_SCHEMA),
         quarantine=ensure_table(cat, RAW_QUARANTINE, schema.QUARANTINE_SCHEMA),
         overrides=overrides,
         max_record_bytes=max_record_bytes,
@@ -223,6 +227,23 @@ def ingest(
     result.documents_snapshot_id, documented = _commit(cat, RAW_DOCUMENTS, entries, files_of, props)
     _settle(reads, documented=documented, quarantined=quarantined)
     return result
+
+
+def _table_with_columns(cat: Any, identifier: str, wanted: Schema) -> Table:
+    """The table, with the columns of ``wanted`` it lacks added (a lakehouse made by an
+    earlier lakemix); a concurrent ingest adding them first is fine."""
+    from pyiceberg.exceptions import CommitFailedException
+
+    table = ensure_table(cat, identifier, wanted)
+    if {f.name for f in wanted.fields} <= {f.name for f in table.schema().fields}:
+        return table
+    try:
+        with table.update_schema() as update:
+            update.union_by_name(wanted)
+    except CommitFailedException:
+        pass
+    reloaded: Table = cat.load_table(identifier)
+    return reloaded
 
 
 def _size(path: Path) -> int:
@@ -324,7 +345,9 @@ class _Run:
         mapping = _mapping(fmt, self.overrides)
         for item in _read(checked, fmt, mapping, self.max_record_bytes, self.bar):
             outcome.read += 1
-            if isinstance(item, Document):
+            if isinstance(item, Skipped):
+                outcome.not_stored[item.reason] = outcome.not_stored.get(item.reason, 0) + 1
+            elif isinstance(item, Document):
                 doc_sink.append(
                     _document_row(item, common), len(item.text) + len(item.metadata or "")
                 )
@@ -372,6 +395,14 @@ def _document_row(item: Document, common: dict[str, Any]) -> dict[str, Any]:
         "text": item.text,
         "metadata": item.metadata,
         "is_utf8_repaired": item.is_utf8_repaired,
+        "record_id": item.record_id,
+        "content_type": item.content_type,
+        "charset": item.charset,
+        "http_status": item.http_status,
+        "fetched_at": item.fetched_at,
+        "payload_digest": item.payload_digest,
+        "record_offset": item.record_offset,
+        "record_length": item.record_length,
     }
 
 
@@ -400,13 +431,15 @@ def _mapping(fmt: str, overrides: dict[str, Any]) -> FieldMapping:
 
 def _read(
     checked: CheckedFile, fmt: str, mapping: FieldMapping, max_bytes: int, bar: Any
-) -> Iterator[Document | Rejected]:
+) -> Iterator[Document | Rejected | Skipped]:
     """Every item of one file; a broken file or stream ends as one more rejected record."""
     reader = formats.reader_for(fmt, mapping, max_bytes)
     start = bar.n
     last = 0
     try:
-        opened = open_stream(checked.reader())  # reads the first bytes (compression, UTF-16)
+        raw = checked.reader()
+        # reads the first bytes (compression, UTF-16), unless the format reads the file itself
+        opened = OpenedFile(raw, raw) if fmt in formats.READS_FILE else open_stream(raw)
     except read_errors() as exc:
         yield Rejected(0, None, f"unreadable stream at its start: {type(exc).__name__}: {exc}")
         return

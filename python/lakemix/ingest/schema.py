@@ -6,6 +6,7 @@ import pyarrow as pa
 from pyiceberg.schema import Schema
 from pyiceberg.types import (
     BooleanType,
+    IntegerType,
     LongType,
     NestedField,
     StringType,
@@ -25,6 +26,16 @@ DOCUMENTS_SCHEMA = Schema(
     NestedField(10, "text", StringType(), required=True),
     NestedField(11, "metadata", StringType(), required=False),
     NestedField(12, "is_utf8_repaired", BooleanType(), required=True),
+    # Fetched pages (web archives, HTML files); null for text corpora. Added after the first
+    # release: the staging model reads them as null from snapshots written before.
+    NestedField(13, "record_id", StringType(), required=False),
+    NestedField(14, "content_type", StringType(), required=False),
+    NestedField(15, "charset", StringType(), required=False),
+    NestedField(16, "http_status", IntegerType(), required=False),
+    NestedField(17, "fetched_at", TimestamptzType(), required=False),
+    NestedField(18, "payload_digest", StringType(), required=False),
+    NestedField(19, "record_offset", LongType(), required=False),
+    NestedField(20, "record_length", LongType(), required=False),
 )
 
 QUARANTINE_SCHEMA = Schema(

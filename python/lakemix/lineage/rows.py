@@ -36,6 +36,17 @@ RAW_COLUMNS = (
     'source, url, file, file_sha256, "offset", line_number, ingest_id, ingested_at, '
     "is_utf8_repaired, length(text) as characters"
 )
+# What a fetched page's archive said of it (columns a lakehouse of an earlier lakemix may lack).
+PAGE_COLUMNS = (
+    "content_type",
+    "charset",
+    "http_status",
+    "fetched_at",
+    "record_id",
+    "payload_digest",
+    "record_offset",
+    "record_length",
+)
 
 
 def _one(conn: duckdb.DuckDBPyConnection, sql: str, document_id: str) -> dict[str, Any] | None:
@@ -58,6 +69,59 @@ def _ingest_snapshot(catalog: Catalog, ingest_id: str) -> int | None:
         if extra.get("lakemix.ingest_id") == ingest_id:
             return snapshot.snapshot_id
     return None
+
+
+def _page(conn: duckdb.DuckDBPyConnection, document_id: str) -> dict[str, Any] | None:
+    """A fetched page's columns of ``raw.documents`` (None for a text or a table without them)."""
+    import duckdb
+
+    try:
+        found = _one(
+            conn,
+            f"select {', '.join(PAGE_COLUMNS)} from {tables.RAW_DOCUMENTS} where document_id = ?",
+            document_id,
+        )
+    except duckdb.BinderException:  # raw.documents of an earlier lakemix: no page columns
+        return None
+    return found if found is not None and found["content_type"] is not None else None
+
+
+def fetched_record(document_id: str, *, settings: Settings | None = None) -> str:
+    """A fetched page as its archive holds it: the record's headers, then its block (the HTTP
+    response), read again from the file the page was ingested from.
+
+    Raises:
+        LineageError: No raw document has this id, or it is not a page of a web archive.
+        RecordNotFoundError: The archive no longer holds the record there.
+    """
+    from pathlib import Path
+
+    from lakemix.ingest.webarchive import record_at
+
+    settings = settings or Settings.from_env()
+    conn = connect_at(None, settings=settings, catalog=open_catalog(settings))
+    try:
+        raw = _one(
+            conn,
+            f'select file, "offset", charset from {tables.RAW_DOCUMENTS} where document_id = ?',
+            document_id,
+        )
+        page = _page(conn, document_id)
+    finally:
+        conn.close()
+    if raw is None:
+        raise LineageError(f"no raw document has id {document_id!r}")
+    if page is None or (page["http_status"] is None and page["record_id"] is None):
+        raise LineageError(f"document {document_id} is not a record of a web archive")
+    record = record_at(
+        Path(raw["file"]),
+        offset=raw["offset"],
+        record_offset=page["record_offset"],
+        record_length=page["record_length"],
+    )
+    head = "\n".join(f"{name}: {value}" for name, value in record.headers.items())
+    body = (record.block or b"").decode(raw["charset"] or "utf-8", errors="replace")
+    return f"{head}\n\n{body}"
 
 
 def document_lineage(document_id: str, *, settings: Settings | None = None) -> dict[str, Any]:
@@ -89,7 +153,22 @@ def _lineage(
     if raw is None:
         raise LineageError(f"no raw document has id {document_id!r}")
     raw["ingest_snapshot_id"] = _ingest_snapshot(catalog, raw["ingest_id"])
+    page = _page(conn, document_id)
+    raw.update({k: v for k, v in (page or {}).items() if v is not None})
     found: dict[str, Any] = {"document_id": document_id, "raw": raw}
+    if page is not None and page["content_type"] == "text/html":
+        found["extraction"] = _one(
+            conn,
+            f"select length(text) as main_text_characters from {tables.PAGES_EXTRACTED} "
+            "where document_id = ?",
+            document_id,
+        )
+        if found["extraction"] is not None:  # which extractor, as built
+            from lakemix.dbt.cache_key import recorded_setting
+
+            extracted = catalog.load_table(tables.PAGES_EXTRACTED)
+            extractor = recorded_setting(extracted, "extractor") or "resiliparse (default)"
+            found["extraction"] = {"extractor": extractor, **found["extraction"]}
     for title, table, columns in STEPS:
         sql = f"select {columns} from {table} where document_id = ?"
         found[title] = _one(conn, sql, document_id)
@@ -144,6 +223,8 @@ def format_document(lineage: dict[str, Any]) -> str:
             lines.append(f"  {title}: {value}")
 
     section("raw", lineage["raw"])
+    if "extraction" in lineage:
+        section("extraction", lineage["extraction"])
     for title, _, _ in STEPS:
         step = lineage[title]
         if title == "quality" and step is not None:

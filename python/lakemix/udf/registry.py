@@ -10,8 +10,8 @@ if TYPE_CHECKING:
 
 # Modules with a ``register(conn)``; imported when registering, not at import time.
 MODULES = (
-    *("components", "jaccard", "langid", "minhash", "normalize", "pii", "quality", "quality_model"),
-    "tokens",
+    *("components", "extract", "jaccard", "langid", "minhash", "normalize", "pii", "quality"),
+    *("quality_model", "tokens"),
 )
 
 

@@ -50,14 +50,19 @@ def test_every_mart_column_reaches_a_source_seed_or_constant(project: Project) -
 
 def test_known_lineages(project: Project) -> None:
     text = lineage_paths(column_lineage(project, "marts.fct_clean_documents.text"))
+    # a fetched page's text is its main text (int_pages_extracted), any other's the staged one
     assert text == [
         "int_documents_pii_redacted.text <- int_documents_language_scored.text"
-        " <- stg_raw__documents.text <- raw.documents.text"
+        " <- int_pages_extracted.text <- stg_raw__documents.text <- raw.documents.text",
+        "int_documents_pii_redacted.text <- int_documents_language_scored.text"
+        " <- stg_raw__documents.text <- raw.documents.text",
     ]
     # lakemix_language(text) returns a struct; language is one of its fields
     language = lineage_paths(column_lineage(project, "marts.fct_clean_documents.language"))
     assert language == [
-        "int_documents_language_scored.language <- stg_raw__documents.text <- raw.documents.text"
+        "int_documents_language_scored.language <- int_pages_extracted.text"
+        " <- stg_raw__documents.text <- raw.documents.text",
+        "int_documents_language_scored.language <- stg_raw__documents.text <- raw.documents.text",
     ]
     split = lineage_paths(column_lineage(project, "marts.mix_demo_unimax.split"))
     assert any(p.endswith("stg_meta__mix_plans.seed <- meta.mix_plans.seed") for p in split)

@@ -47,10 +47,12 @@ def test_normalization_is_in_the_language_key_and_older_rows_stay_valid() -> Non
     model = (
         Path(__file__).parents[3] / "models/intermediate/cleaning/int_documents_language_scored.sql"
     )
-    assert "udfs=['langid', 'normalize']" in model.read_text()
-    now = key_of({"udfs": ["langid", "normalize"]})
+    assert "udfs=['langid', 'normalize', 'extract']" in model.read_text()
+    now = key_of({"udfs": ["langid", "normalize", "extract"]})
     before = key_of({"udfs": ["langid"]})
     check(table_with({PROPERTY: before}), "intermediate.m", now)
+    # main-text extraction joined the key at 1 too: rows of a lakehouse before it stay valid
+    check(table_with({PROPERTY: key_of({"udfs": ["langid", "normalize"]})}), "intermediate.m", now)
     bumped = now.replace('"normalize":1', '"normalize":2')
     assert normalize.DEFINITION == 1 and bumped != now
     with pytest.raises(CacheKeyError):

@@ -1,0 +1,130 @@
+"""Web archives and HTML pages through the pipeline: ingest keeps the page as fetched with what
+its archive says of it, the build extracts its main text (the language comes from that text),
+and another extractor refuses an incremental build until a full refresh re-extracts."""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pyarrow as pa
+from pyiceberg.schema import Schema
+
+from lakemix import catalog, duck
+from lakemix.iceberg import ensure_table
+from lakemix.ingest import ingest
+from lakemix.ingest.schema import DOCUMENTS_SCHEMA, arrow_schema
+from lakemix.settings import Settings
+from lakemix.tables import RAW_DOCUMENTS
+from lakemix.udf.registry import register_all
+from tests.conftest import CORPORA, WEB, dbt, run
+
+LAKEMIX = str(Path(sys.executable).with_name("lakemix"))
+WHIRLWIND = CORPORA / "html" / "commoncrawl_whirlwind"
+PAGES = sorted((CORPORA / "html" / "trafilatura_eval" / "pages").glob("*.html.gz"))[:4]
+
+
+def rows(settings: Settings, sql: str) -> list[tuple[object, ...]]:
+    conn = duck.connect(settings.duckdb_path, settings=settings, read_only=True)
+    register_all(conn)  # the staging view calls the normalization UDF
+    try:
+        return [tuple(r) for r in conn.execute(sql).fetchall()]
+    finally:
+        conn.close()
+
+
+def test_pages_are_ingested_as_fetched_and_extracted_in_the_build(
+    lakehouse: Settings, tmp_path: Path
+) -> None:
+    out = run([LAKEMIX, "ingest", str(WHIRLWIND), "--source", "cc"]).stdout
+    assert "records read but not stored (not pages): 2 warcinfo record" in out
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    for page in PAGES:
+        shutil.copy(page, pages / page.name)
+    assert ingest([pages], source="pages").total("documents") == len(PAGES)
+    ingest([WEB / "dolma_cc_en_head"], source="dolma", fmt="jsonl")
+
+    raw = catalog(lakehouse).load_table(RAW_DOCUMENTS).scan().to_arrow().to_pylist()
+    [page] = [r for r in raw if r["source"] == "cc" and r["content_type"] == "text/html"]
+    assert page["url"] == "https://an.wikipedia.org/wiki/Escopete" and page["http_status"] == 200
+    assert page["record_id"] == "urn:uuid:2aabeff2-67f5-4608-8466-e87c6296e2b6"
+    assert page["payload_digest"] == "sha1:RY7PLBUFQNI2FFV5FTUQK72W6SNPXLQU"
+    assert (page["record_offset"], page["record_length"]) == (1023, 17351)
+    assert page["fetched_at"].isoformat() == "2024-05-18T01:58:10+00:00"
+    assert {r["content_type"] for r in raw if r["source"] == "dolma"} == {None}
+
+    dbt("build", tmp=tmp_path)
+    extracted = dict(
+        rows(lakehouse, "select document_id, text from intermediate.int_pages_extracted")
+    )
+    assert len(extracted) == 1 + len(PAGES)
+    assert all("<" not in text[:500] for text in extracted.values())
+    german = gzip.decompress(PAGES[0].read_bytes()).decode("utf-8", "replace")
+    assert len(min(extracted.values(), key=len)) < len(german) / 5
+    languages = rows(
+        lakehouse,
+        "select l.source_id, l.language, length(l.text) from "
+        "intermediate.int_documents_language_scored l where l.source_id in ('cc', 'pages')",
+    )
+    assert len(languages) == 2 + len(PAGES)  # the WET record's text too
+    assert all(lang != "und" for _, lang, _ in languages)
+    # each page ends kept or rejected with a reason (the staging accounting test holds)
+    ended = rows(
+        lakehouse,
+        "select count(*) from (select document_id from marts.fct_clean_documents union all "
+        "select document_id from marts.fct_document_rejections) where document_id in "
+        "(select document_id from intermediate.int_pages_extracted)",
+    )
+    assert ended == [(1 + len(PAGES),)]
+
+    # lineage: the page's archive fields, the extraction step, and the record as fetched
+    shown = run([LAKEMIX, "lineage", page["document_id"]]).stdout
+    assert "record_offset: 1023" in shown and "http_status: 200" in shown
+    assert "extraction:\n    extractor: resiliparse (default)\n    main_text_characters:" in shown
+    fetched = run([LAKEMIX, "lineage", page["document_id"], "--fetched"]).stdout
+    assert fetched.startswith("warc-type: response\n") and "\n\nHTTP/1.1 200 OK" in fetched
+
+    # another extractor: the incremental build refuses, the full refresh re-extracts
+    other = "{lakemix_extractor: trafilatura}"
+    refused = dbt("build", "--vars", other, tmp=tmp_path, check=False)
+    assert refused.returncode != 0 and "--full-refresh" in refused.stdout
+    dbt("build", "--full-refresh", "--vars", other, tmp=tmp_path)
+    again = dict(rows(lakehouse, "select document_id, text from intermediate.int_pages_extracted"))
+    assert again.keys() == extracted.keys() and again != extracted
+
+
+def test_a_raw_table_of_an_earlier_lakemix_gains_the_page_columns(
+    lakehouse: Settings, tmp_path: Path
+) -> None:
+    old = Schema(*DOCUMENTS_SCHEMA.fields[:12])
+    table = ensure_table(catalog(lakehouse), RAW_DOCUMENTS, old)
+    row = {
+        "document_id": "d1",
+        "source": "old",
+        "url": None,
+        "file": "/old.jsonl",
+        "file_sha256": "0" * 64,
+        "offset": 0,
+        "line_number": 1,
+        "ingested_at": datetime(2026, 1, 1, tzinfo=UTC),
+        "ingest_id": "i1",
+        "text": "An  old   document.",
+        "metadata": None,
+        "is_utf8_repaired": False,
+    }
+    table.append(pa.Table.from_pylist([row], schema=arrow_schema(old)))
+    # the staging model reads the columns the table does not have yet as NULL
+    dbt("run", "--select", "stg_raw__documents", tmp=tmp_path)
+    staged = rows(
+        lakehouse, "select text, content_type, record_offset from staging.stg_raw__documents"
+    )
+    assert staged == [("An old document.", None, None)]
+    ingest([WHIRLWIND], source="cc")
+    table = catalog(lakehouse).load_table(RAW_DOCUMENTS)
+    assert {"content_type", "record_offset"} <= set(table.schema().column_names)
+    scanned = table.scan().to_arrow()
+    assert scanned.num_rows == 3 and scanned["content_type"].null_count == 1
