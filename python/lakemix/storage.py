@@ -105,8 +105,11 @@ def uri_of(location: str, path: str) -> str:
     return path
 
 
-def explain(exc: BaseException, s3: S3Settings | None, location: str) -> StorageError:
-    """One line saying why the object store refused ``location`` and what to check."""
+def explain(
+    exc: BaseException, s3: S3Settings | None, location: str, what: str = "the warehouse"
+) -> StorageError:
+    """One line saying why the object store refused ``location`` (``what`` it is: the
+    warehouse, an input) and what to check."""
     text = str(exc)
     where = f"{location} (endpoint {s3.endpoint or 'AWS'})" if s3 else location
     if s3 is not None and s3.secret_access_key:  # never echo a secret from a server's message
@@ -118,7 +121,8 @@ def explain(exc: BaseException, s3: S3Settings | None, location: str) -> Storage
         or "bucket does not exist" in lowered
     ):
         bucket = split_s3(location)[0]
-        reason = f"the bucket {bucket!r} does not exist; create it or fix LAKEMIX_WAREHOUSE"
+        fix = "fix LAKEMIX_WAREHOUSE" if what == "the warehouse" else "check the path"
+        reason = f"the bucket {bucket!r} does not exist; create it or {fix}"
     elif any(
         word in lowered
         for word in ("access_denied", "accessdenied", "invalidaccesskeyid", "signature", "403")
@@ -134,7 +138,7 @@ def explain(exc: BaseException, s3: S3Settings | None, location: str) -> Storage
         reason = "the endpoint cannot be reached; check LAKEMIX_S3_ENDPOINT and that it is up"
     else:
         reason = text.splitlines()[0] if text else type(exc).__name__
-    return StorageError(f"cannot use the warehouse {where}: {reason}")
+    return StorageError(f"cannot use {what} {where}: {reason}")
 
 
 def check(s3: S3Settings | None, warehouse: str) -> None:

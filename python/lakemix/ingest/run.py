@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from lakemix.catalog import catalog as open_catalog
 from lakemix.iceberg import commit_with_retry, ensure_table
-from lakemix.ingest import formats, schema
+from lakemix.ingest import formats, remote, schema
 from lakemix.ingest.checked import CheckedFile, FileChangedError
 from lakemix.ingest.inputs import DOCUMENTATION, IngestInputError, expand_paths
 from lakemix.ingest.ledger import LedgerEntry, ingested_files, ledger_properties
@@ -29,7 +29,7 @@ from lakemix.ingest.pages import Skipped
 from lakemix.ingest.records import Document, Rejected
 from lakemix.ingest.sink import ParquetSink
 from lakemix.ingest.streams import OpenedFile, open_stream, read_errors
-from lakemix.settings import Settings
+from lakemix.settings import Settings, is_remote
 from lakemix.tables import RAW_DOCUMENTS, RAW_QUARANTINE
 
 if TYPE_CHECKING:
@@ -163,7 +163,9 @@ def ingest(
     is reported as not read (its status and note) and commits nothing; the others go on.
 
     Args:
-        paths: Files or directories (walked for files of the format).
+        paths: Files or directories (walked for files of the format), or ``s3://`` objects
+            and prefixes (listed likewise; each object is copied into a spool file of the
+            lakehouse home and read from there, ``lakemix.ingest.remote``).
         source: Name of the corpus these files belong to.
         fmt: ``auto`` (by file name), ``jsonl``, ``parquet``, ``text``, ``oscar`` or ``hplt``.
         text_field: Field holding the text (JSONL/Parquet); default: ``text``, then ``content``.
@@ -182,7 +184,14 @@ def ingest(
     """
     validate_source(source)
     not_read: list[tuple[Path, str]] = []
-    files = expand_paths(paths, fmt, not_read, follow_symlinks=follow_symlinks)
+    local = [p for p in paths if not is_remote(str(p))]
+    uris = [str(p) for p in paths if is_remote(str(p))]
+    if not paths:
+        raise IngestInputError("no input paths given")
+    files = expand_paths(local, fmt, not_read, follow_symlinks=follow_symlinks) if local else []
+    remote_not_read: list[tuple[str, str]] = []
+    s3 = remote.s3_settings() if uris else None
+    remote_files = remote.expand_remote(uris, fmt, remote_not_read, s3) if s3 else []
     overrides = {"text": text_field, "id": id_field, "url": url_field, "drop": tuple(drop_fields)}
     cat = open_catalog(settings)
     run = _Run(
@@ -197,15 +206,25 @@ def ingest(
     result = IngestResult(ingest_id=run.ingest_id, source=source)
     result.files.extend(
         FileResult(path=str(p), sha256="", format="", status=NOT_READ, note=reason)
-        for p, reason in not_read
+        for p, reason in [*not_read, *remote_not_read]
     )
     reads: list[_Read] = []
-    run.bar = _progress(sum(_size(p) for p, _ in files), progress)
+    sizes = sum(_size(p) for p, _ in files) + sum(r.size for r in remote_files)
+    run.bar = _progress(sizes, progress)
     try:
         for index, (path, concrete) in enumerate(files):
             outcome = FileResult(path=str(path), sha256="", format=concrete)
             result.files.append(outcome)
             read = run.read_file(index, path, concrete, outcome)
+            if read is not None:
+                reads.append(read)
+        spool = (settings or Settings.from_env()).home / "spool"
+        for index, item in enumerate(remote_files, start=len(files)):
+            outcome = FileResult(path=item.uri, sha256="", format=item.fmt)
+            result.files.append(outcome)
+            assert s3 is not None
+            with remote.spooled(item, s3, spool) as copy:
+                read = run.read_file(index, copy, item.fmt, outcome)
             if read is not None:
                 reads.append(read)
     finally:

@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from lakemix.errors import LakemixError
 from lakemix.ingest.records import Rejected, excerpt
@@ -30,6 +30,7 @@ from lakemix.ingest.streams import (
     TruncatedStreamError,
     open_stream,
 )
+from lakemix.settings import is_remote
 
 DEFAULT_RECORD_BYTES = 64 << 20
 HEADER_LINE_BYTES = 64 << 10
@@ -316,38 +317,77 @@ class RecordNotFoundError(LakemixError):
     """The archive no longer holds a readable record where the lakehouse says one lies."""
 
 
+class _NativeReader(io.RawIOBase):
+    """A file-like of pyarrow's (an object store's object) as a raw stream for buffering."""
+
+    def __init__(self, native: Any) -> None:
+        self._native = native
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        data = self._native.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self._native.close()
+        super().close()
+
+
+def _open(location: str) -> BinaryIO:
+    """The file at ``location`` from its start, buffered."""
+    if is_remote(location):
+        from lakemix.ingest.remote import open_remote
+
+        return io.BufferedReader(_NativeReader(open_remote(location)), BUFFER_BYTES)
+    return Path(location).open("rb", buffering=BUFFER_BYTES)
+
+
+def _range(location: str, offset: int, length: int) -> bytes:
+    """``length`` bytes of the file at ``location`` from ``offset`` (one ranged read)."""
+    if is_remote(location):
+        from lakemix.ingest.remote import open_remote
+
+        native = open_remote(location)
+        try:
+            native.seek(offset)
+            return bytes(native.read(length))
+        finally:
+            native.close()
+    with Path(location).open("rb") as f:
+        f.seek(offset)
+        return f.read(length)
+
+
 def record_at(
-    path: Path, *, offset: int, record_offset: int | None, record_length: int | None
+    location: str, *, offset: int, record_offset: int | None, record_length: int | None
 ) -> ArchiveRecord:
-    """The record of an archive that a document was read from, as fetched: one range read and
-    one gunzip where the record has its own gzip member, else read from the decompressed
-    stream at ``offset``.
+    """The record of an archive (a local path or an ``s3://`` object) that a document was read
+    from, as fetched: one range read and one gunzip where the record has its own gzip member,
+    else read from the decompressed stream at ``offset``.
 
     Raises:
         RecordNotFoundError: the file is gone, changed, or holds no record there.
     """
     try:
-        with path.open("rb") as f:
-            if record_offset is not None and record_length is not None:
-                f.seek(record_offset)
-                member = f.read(record_length)
-                decoder = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-                data = decoder.decompress(member)
-                if not decoder.eof:
-                    raise RecordNotFoundError(
-                        f"{path}: no whole gzip member at offset {record_offset}"
-                    )
-                stream: BinaryIO = io.BufferedReader(io.BytesIO(data))
-            else:
-                opened = open_stream(io.BufferedReader(f, BUFFER_BYTES))
-                stream = opened.stream
+        if record_offset is not None and record_length is not None:
+            decoder = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+            data = decoder.decompress(_range(location, record_offset, record_length))
+            if not decoder.eof:
+                raise RecordNotFoundError(f"{location}: no whole gzip member at {record_offset}")
+            found = next(iter_records(_Counted(io.BytesIO(data)), DEFAULT_RECORD_BYTES), None)
+        else:
+            with _open(location) as f:
+                stream = open_stream(f).stream
                 skipped = _Counted(stream).skip(offset)
                 if skipped < offset:
-                    raise RecordNotFoundError(f"{path} ends before offset {offset}")
-            found = next(iter_records(_Counted(stream), DEFAULT_RECORD_BYTES), None)
+                    raise RecordNotFoundError(f"{location} ends before offset {offset}")
+                found = next(iter_records(_Counted(stream), DEFAULT_RECORD_BYTES), None)
     except (OSError, zlib.error, TruncatedStreamError) as exc:
-        raise RecordNotFoundError(f"{path}: {exc}") from None
+        raise RecordNotFoundError(f"{location}: {exc}") from None
     if not isinstance(found, ArchiveRecord):
         reason = found.reason if isinstance(found, Rejected) else "nothing there"
-        raise RecordNotFoundError(f"{path}: no record at offset {offset} ({reason})")
+        raise RecordNotFoundError(f"{location}: no record at offset {offset} ({reason})")
     return found

@@ -94,8 +94,6 @@ def fetched_record(document_id: str, *, settings: Settings | None = None) -> str
         LineageError: No raw document has this id, or it is not a page of a web archive.
         RecordNotFoundError: The archive no longer holds the record there.
     """
-    from pathlib import Path
-
     from lakemix.ingest.webarchive import record_at
 
     settings = settings or Settings.from_env()
@@ -114,7 +112,7 @@ def fetched_record(document_id: str, *, settings: Settings | None = None) -> str
     if page is None or (page["http_status"] is None and page["record_id"] is None):
         raise LineageError(f"document {document_id} is not a record of a web archive")
     record = record_at(
-        Path(raw["file"]),
+        raw["file"],
         offset=raw["offset"],
         record_offset=page["record_offset"],
         record_length=page["record_length"],

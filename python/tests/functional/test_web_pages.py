@@ -5,22 +5,28 @@ and another extractor refuses an incremental build until a full refresh re-extra
 from __future__ import annotations
 
 import gzip
+import hashlib
 import shutil
 import sys
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pyarrow as pa
+import pytest
 from pyiceberg.schema import Schema
 
 from lakemix import catalog, duck
 from lakemix.iceberg import ensure_table
-from lakemix.ingest import ingest
+from lakemix.ingest import IngestInputError, ingest, remote
 from lakemix.ingest.schema import DOCUMENTS_SCHEMA, arrow_schema
+from lakemix.lineage.rows import fetched_record
 from lakemix.settings import Settings
+from lakemix.storage import filesystem
 from lakemix.tables import RAW_DOCUMENTS
 from lakemix.udf.registry import register_all
-from tests.conftest import CORPORA, WEB, dbt, run
+from tests.conftest import CORPORA, WEB, dbt, run, services_env
+from tests.functional.test_s3 import S3_VARIABLES
 
 LAKEMIX = str(Path(sys.executable).with_name("lakemix"))
 WHIRLWIND = CORPORA / "html" / "commoncrawl_whirlwind"
@@ -128,3 +134,38 @@ def test_a_raw_table_of_an_earlier_lakemix_gains_the_page_columns(
     assert {"content_type", "record_offset"} <= set(table.schema().column_names)
     scanned = table.scan().to_arrow()
     assert scanned.num_rows == 3 and scanned["content_type"].null_count == 1
+
+
+def test_archives_on_s3_are_ingested_once_and_their_records_read_again(
+    lakehouse: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = services_env(*S3_VARIABLES)
+    monkeypatch.setenv("LAKEMIX_S3_ENDPOINT", server["LAKEMIX_TEST_S3_ENDPOINT"])
+    monkeypatch.setenv("AWS_REGION", server["LAKEMIX_TEST_S3_REGION"])
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", server["LAKEMIX_TEST_S3_ACCESS_KEY_ID"])
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", server["LAKEMIX_TEST_S3_SECRET_ACCESS_KEY"])
+    prefix = f"{server['LAKEMIX_TEST_S3_BUCKET']}/inputs-{uuid.uuid4().hex[:12]}"
+    fs, _ = filesystem(remote.s3_settings(), f"s3://{prefix}")
+    for name in ("whirlwind.warc.gz", "whirlwind.warc.wet.gz", "LICENSE"):
+        with fs.open_output_stream(f"{prefix}/crawl/{name}", compression=None) as out:
+            out.write((WHIRLWIND / name).read_bytes())
+    try:
+        first = ingest([f"s3://{prefix}/crawl/"], source="cc", fmt="warc")
+        by_file = {f.path.rsplit("/", 1)[-1]: f for f in first.files}
+        assert by_file["LICENSE"].status == "not read"
+        assert by_file["whirlwind.warc.gz"].documents == 1
+        local = hashlib.sha256((WHIRLWIND / "whirlwind.warc.gz").read_bytes()).hexdigest()
+        assert by_file["whirlwind.warc.gz"].sha256 == local  # the object's bytes, as stored
+        assert by_file["whirlwind.warc.wet.gz"].documents == 1
+        assert not list((lakehouse.home / "spool").iterdir())  # each copy removed after
+        raw = catalog(lakehouse).load_table(RAW_DOCUMENTS).scan().to_arrow().to_pylist()
+        [page] = [r for r in raw if r["content_type"] == "text/html"]
+        assert page["file"] == f"s3://{prefix}/crawl/whirlwind.warc.gz"
+        again = ingest([f"s3://{prefix}/crawl/whirlwind.warc.gz"], source="cc")
+        assert again.total("documents") == 0 and again.skipped == 1
+        fetched = fetched_record(page["document_id"], settings=lakehouse)
+        assert "warc-target-uri: https://an.wikipedia.org/wiki/Escopete" in fetched
+        with pytest.raises(IngestInputError, match="no such object or prefix"):
+            ingest([f"s3://{prefix}/nothing-here/"], source="cc")
+    finally:
+        fs.delete_dir(f"{prefix}")
