@@ -147,6 +147,15 @@ PINS = [
     "threadpoolctl==3.8.0",
 ]
 
+# Code for the reference's environment: the imports of the four quality filters, and ``t`` read
+# from the JSON file named by the second argument (bench/out/.../thresholds.json).
+FILTER_IMPORTS = """\
+import json, sys, time
+from datatrove.pipeline.filters import (
+    C4QualityFilter, FineWebQualityFilter, GopherQualityFilter, GopherRepetitionFilter)
+t = json.load(open(sys.argv[2]))
+"""
+
 # Code for the reference's environment. Needs ``t`` (the dict of :func:`thresholds`) and
 # GopherQualityFilter, GopherRepetitionFilter, C4QualityFilter and FineWebQualityFilter imported
 # from datatrove.pipeline.filters; defines ``filters``, family name -> filter.

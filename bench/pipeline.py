@@ -51,7 +51,7 @@ from typing import Any
 
 import orjson
 
-from _datatrove import FILTERS, ensure_venv, thresholds
+from _datatrove import FILTER_IMPORTS, FILTERS, ensure_venv, thresholds
 from corpus import cached_corpus, shards
 from dedup import (
     BIN,
@@ -75,14 +75,10 @@ GOALS = {"incremental": 0.15, "datatrove": 15.0}
 
 # Runs in bench/out/venv-datatrove: argv = docs.jsonl thresholds.json
 FILTER_CHAIN = (
-    r"""
-import json, sys, time
+    FILTER_IMPORTS
+    + r"""
 from datatrove.data import Document
-from datatrove.pipeline.filters import (
-    C4QualityFilter, FineWebQualityFilter, GopherQualityFilter, GopherRepetitionFilter)
-
-path, thresholds_path = sys.argv[1:3]
-t = json.load(open(thresholds_path))
+path = sys.argv[1]
 """
     + FILTERS
     + r"""

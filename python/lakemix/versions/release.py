@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 import pyarrow as pa
+from pyiceberg.exceptions import NoSuchTableError
 
 from lakemix import duck
 from lakemix.catalog import catalog as open_catalog
@@ -186,7 +187,13 @@ def release(
     _remove_leftover_tags(catalog, tag)  # before the tables are loaded: they are tagged below
     tables = {}
     for name in builds.mix_dependencies(mix, catalog):
-        table = catalog.load_table(name)
+        try:
+            table = catalog.load_table(name)
+        except NoSuchTableError:  # a model the project gained since the last build (an upgrade)
+            raise ReleaseError(
+                f"{name}, a model the mix depends on, was never built in this lakehouse (a "
+                "model the project gained since its last build?): run `dbt build`, then release"
+            ) from None
         if table.current_snapshot() is not None:
             tables[name] = table
     try:

@@ -23,9 +23,9 @@ from lakemix.ingest.schema import DOCUMENTS_SCHEMA, arrow_schema
 from lakemix.lineage.rows import fetched_record
 from lakemix.settings import Settings
 from lakemix.storage import filesystem
-from lakemix.tables import RAW_DOCUMENTS
+from lakemix.tables import PAGES_EXTRACTED, RAW_DOCUMENTS
 from lakemix.udf.registry import register_all
-from tests.conftest import CORPORA, WEB, dbt, run, services_env
+from tests.conftest import CORPORA, UNREVIEWED, WEB, copied_release, dbt, run, services_env
 from tests.functional.test_s3 import S3_VARIABLES
 
 LAKEMIX = str(Path(sys.executable).with_name("lakemix"))
@@ -169,3 +169,14 @@ def test_archives_on_s3_are_ingested_once_and_their_records_read_again(
             ingest([f"s3://{prefix}/nothing-here/"], source="cc")
     finally:
         fs.delete_dir(f"{prefix}")
+
+
+def test_a_lakehouse_built_before_extraction_is_told_to_build_not_given_a_trace(
+    demo_release: Path, tmp_path: Path
+) -> None:
+    with copied_release(demo_release, tmp_path) as settings:
+        catalog(settings).drop_table(PAGES_EXTRACTED)  # as a lakemix before pages left it
+        refused = run([LAKEMIX, "release", "demo_unimax", "--tag", "v2", *UNREVIEWED], check=False)
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert f"{PAGES_EXTRACTED}, a model the mix depends on, was never built" in refused.stderr
+    assert "run `dbt build`, then release" in refused.stderr
