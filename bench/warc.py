@@ -39,6 +39,14 @@ from dedup import BIN, OUT, Lakehouse, Measured, Phase, run_measured
 
 PAGES = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "html" / "trafilatura_eval"
 WARMUP_PAGES = 40
+# What datatrove's WarcReader and Trafilatura import beyond datatrove[processing]: python-magic
+# uses the system's libmagic; justext (trafilatura's) needs lxml's cleaner, a package of its own.
+READER_PINS = (
+    "warcio==1.8.2",
+    "faust-cchardet==3.2.0",
+    "python-magic==0.4.27",
+    "lxml_html_clean==0.4.7",
+)
 GOAL = 10.0
 
 # Runs in bench/out/venv-datatrove: argv = folder thresholds.json
@@ -63,6 +71,8 @@ data = counted(data)
 for name in ("gopher_repetition", "gopher_quality", "c4", "fineweb"):
     data = filters[name](data, 0, 1)
 kept = sum(1 for _ in data)
+if read == 0:
+    sys.exit("datatrove extracted nothing: see the log above")
 print(json.dumps({"extracted": read, "kept": kept}))
 """
 )
@@ -138,8 +148,9 @@ def lakemix_side(path: Path, work: Path, cpu: str) -> tuple[Measured, Phase, int
 
 def datatrove_side(path: Path, work: Path, cpu: str) -> tuple[Measured, dict[str, int]]:
     python = ensure_venv()
-    if subprocess.run([str(python), "-c", "import warcio"], capture_output=True).returncode:
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "warcio==1.8.2"], check=True)
+    check = [str(python), "-c", "import warcio, cchardet, magic, lxml_html_clean"]
+    if subprocess.run(check, capture_output=True).returncode:
+        subprocess.run([str(python), "-m", "pip", "install", "-q", *READER_PINS], check=True)
     work.mkdir(parents=True, exist_ok=True)
     script = work / "chain.py"
     script.write_text(DATATROVE)
