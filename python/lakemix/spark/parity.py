@@ -18,7 +18,7 @@ from lakemix.tables import CLEAN_DOCUMENTS, DUPLICATE_CLUSTERS, mix_table
 _ROW_KEYS = {
     CLEAN_DOCUMENTS: (
         "concat_ws('|', document_id, source_id, language, script, round(language_score, 9),"
-        " md5(text), token_count, duplicate_cluster_size, pii_email_count,"
+        " round(quality_score, 9), md5(text), token_count, duplicate_cluster_size, pii_email_count,"
         " pii_ip_address_count, pii_phone_number_count, pii_credit_card_count)"
     ),
     DUPLICATE_CLUSTERS: (
