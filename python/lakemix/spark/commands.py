@@ -13,6 +13,13 @@ def spark_group() -> None:
     """Run the dbt project on Spark, over the same Iceberg catalog (docs/spark.md)."""
 
 
+# dbt 1.11's commands (`dbt --help`).
+DBT_COMMANDS = (
+    *("build", "clean", "clone", "compile", "debug", "deps", "docs", "init", "list", "ls"),
+    *("parse", "retry", "run", "run-operation", "seed", "show", "snapshot", "source", "test"),
+)
+
+
 @spark_group.command(
     "dbt", context_settings={"ignore_unknown_options": True, "allow_extra_args": True}
 )
@@ -22,10 +29,14 @@ def dbt_command(dbt_args: tuple[str, ...]) -> None:
 
     Example: lakemix spark dbt build --select +fct_clean_documents
     """
+    if not set(dbt_args) & set(DBT_COMMANDS):  # dbt's global flags may come first
+        # refused before a Spark session (a JVM: seconds) is started for nothing
+        given = f"none in {' '.join(dbt_args)!r}; " if dbt_args else ""
+        raise click.UsageError(
+            f"name a dbt command ({given}{', '.join(DBT_COMMANDS)}), e.g. `lakemix spark dbt build`"
+        )
     from lakemix.spark.dbt import run_dbt
 
-    if not dbt_args:
-        raise click.UsageError("name a dbt command, e.g. `lakemix spark dbt build`")
     sys.exit(run_dbt(dbt_args))
 
 
