@@ -83,8 +83,11 @@ class _DecodedStream(_ConvertedStream):
         self._kind = kind
         self._decoder = new_decoder()
         self._started = False
+        self._error: TruncatedStreamError | None = None  # raised once what came before is out
 
     def _convert(self, chunk: bytes, *, final: bool) -> bytes:
+        if self._error is not None:
+            raise self._error
         if final:
             if self._started and not self._decoder.eof:
                 raise TruncatedStreamError(f"{self._kind} stream ends before its end marker")
@@ -98,7 +101,10 @@ class _DecodedStream(_ConvertedStream):
                 out.append(self._decoder.decompress(chunk))
                 chunk = self._decoder.unused_data if self._decoder.eof else b""
         except Exception as exc:  # zlib.error, zstandard.ZstdError
-            raise TruncatedStreamError(f"corrupt {self._kind} stream: {exc}") from None
+            # the members before the corrupt one in this chunk are handed out first
+            self._error = TruncatedStreamError(f"corrupt {self._kind} stream: {exc}")
+            if not out:
+                raise self._error from None
         return b"".join(out)
 
 

@@ -104,3 +104,18 @@ def test_utf8_and_binary_pass_through(tmp_path: Path) -> None:
             assert opened.stream.read() == data
         finally:
             opened.close()
+
+
+def test_a_corrupt_member_comes_after_every_line_of_the_members_before_it(tmp_path: Path) -> None:
+    # three small gzip members in one 64 KB chunk, the second corrupt: the first one's lines
+    # are read before the error (they were lost with the chunk)
+    good = gzip.compress(b"first member line\n" * 10)
+    bad = bytearray(gzip.compress(b"second member line\n" * 10))
+    bad[12:20] = b"\xff" * 8
+    path = tmp_path / "members.gz"
+    path.write_bytes(good + bytes(bad) + gzip.compress(b"third\n"))
+    lines = []
+    with pytest.raises(read_errors()):
+        for line in iter_lines(open_file(path).stream, 1 << 20):
+            lines.append(line.data)
+    assert lines == [b"first member line"] * 10
