@@ -12,12 +12,19 @@ CPU second):
 The text keeps the page's structure as plain text (a line per heading, paragraph, list item and
 table row); ``lakemix_normalize_text`` runs after it in the model. A page with no main text
 gives an empty string (the cleaning floors reject it, with their reason).
+
+Trafilatura runs on one long-lived Python thread of its own. It parses with lxml, whose parser
+and dictionaries belong to the thread state that created them; DuckDB calls a UDF on its own
+worker threads with a thread state made for the call and destroyed after it, so lxml used
+there frees memory still in use (a build crashed with "double free or corruption").
 """
 
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 from lakemix.errors import LakemixError
@@ -93,16 +100,38 @@ def main_text(html: str, name: str = DEFAULT) -> str:
         return ""
 
 
+# Extractors that must run on the one thread of ``_lxml_thread`` (see the module's docstring).
+_ON_ITS_OWN_THREAD = frozenset({"trafilatura"})
+_lxml_lock = threading.Lock()
+_lxml_executor: ThreadPoolExecutor | None = None
+
+
+def _lxml_thread() -> ThreadPoolExecutor:
+    """The process's one thread for lxml-based extractors, started on first use."""
+    global _lxml_executor
+    with _lxml_lock:
+        if _lxml_executor is None:
+            _lxml_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lakemix-lxml")
+        return _lxml_executor
+
+
+def _texts(pages: list[str | None], names: list[str | None]) -> list[str | None]:
+    return [
+        None if html is None else main_text(html, name or DEFAULT)
+        for html, name in zip(pages, names, strict=True)
+    ]
+
+
 def main_texts(pages: pa.Array | pa.ChunkedArray, names: pa.Array | pa.ChunkedArray) -> pa.Array:
     """``main_text`` of every page (NULL stays NULL); ``names`` holds the extractor per row."""
     import pyarrow as pa
 
-    pages_array = one_array(pages)
+    pages_list = one_array(pages).to_pylist()
     names_list = one_array(names).to_pylist()
-    out = [
-        None if html is None else main_text(html, name or DEFAULT)
-        for html, name in zip(pages_array.to_pylist(), names_list, strict=True)
-    ]
+    if _ON_ITS_OWN_THREAD.intersection(names_list):
+        out = _lxml_thread().submit(_texts, pages_list, names_list).result()
+    else:
+        out = _texts(pages_list, names_list)
     return pa.array(out, type=pa.large_string())
 
 

@@ -64,3 +64,31 @@ def test_duckdb_gives_what_python_gives() -> None:
     extract.register(conn)
     [(text,)] = conn.execute("select lakemix_main_text(?, 'resiliparse')", [html]).fetchall()
     assert text == extract.main_text(html) and len(text) > 200
+
+
+def test_trafilatura_runs_on_one_thread_of_its_own_whatever_thread_duckdb_calls_from(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+
+    threads: dict[str, set[str]] = {name: set() for name in extract.EXTRACTORS}
+    main_text = extract.main_text
+
+    def recorded(html: str, name: str = extract.DEFAULT) -> str:
+        threads[name].add(threading.current_thread().name)
+        return main_text(html, name)
+
+    monkeypatch.setattr(extract, "main_text", recorded)
+    conn = duckdb.connect(config={"threads": 4})
+    extract.register(conn)
+    conn.register("pages", pa.table({"html": [ARTICLE] * 3_000}))
+    for name in extract.EXTRACTORS:
+        [(kept,)] = conn.execute(
+            "select count(*) from pages where lakemix_main_text(html, ?) like '%first paragraph%'",
+            [name],
+        ).fetchall()
+        assert kept == 3_000
+    # lxml's parser and dictionaries belong to the thread state that made them
+    assert len(threads["trafilatura"]) == 1
+    assert next(iter(threads["trafilatura"])).startswith("lakemix-lxml")
+    assert not any(name.startswith("lakemix-lxml") for name in threads["resiliparse"])
