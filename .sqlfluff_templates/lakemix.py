@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 RENDER_NOTHING = frozenset({"cache_key"})
-QUERIES = frozenset({"connected_components", "unpivot_except"})
+QUERIES = frozenset({"connected_components", "rows_or_none", "unpivot_except"})
 CTES = frozenset({"stage_counts"})
 
 

@@ -28,15 +28,7 @@ removed_as_duplicates as (
         document_id,
         1 as failed_rule_count,
         {{ lakemix.list_of(['duplicate_kind']) }} as failed_rule_names,
-        {{ lakemix.list_of([], {
-            'rule': 'string',
-            'family': 'string',
-            'signal': 'string',
-            'value': 'double',
-            'operator': 'string',
-            'threshold': 'double',
-            'threshold_source': 'string',
-        }) }} as failed_rules,
+        {{ lakemix.list_of([], lakemix.failure_type()) }} as failed_rules,
         kept_document_id as duplicate_of_document_id
     from deduplicated
     where not is_cluster_kept

@@ -26,6 +26,8 @@ RAW_QUARANTINE = f"{RAW}.quarantine"
 
 # intermediate: private to dbt; Python reads them only to explain a document or a release.
 PAGES_EXTRACTED = f"{INTERMEDIATE}.int_pages_extracted"
+DOCUMENT_URLS = f"{INTERMEDIATE}.int_documents_urls"
+URL_FILTERED = f"{INTERMEDIATE}.int_documents_url_filtered"
 LANGUAGE_SCORED = f"{INTERMEDIATE}.int_documents_language_scored"
 QUALITY_SCORED = f"{INTERMEDIATE}.int_documents_quality_scored"
 QUALITY_FILTERED = f"{INTERMEDIATE}.int_documents_quality_filtered"
@@ -50,6 +52,7 @@ MIX_PLANS = f"{META}.mix_plans"
 RELEASES = f"{META}.releases"
 REVIEW_VERDICTS = f"{META}.review_verdicts"
 QUALITY_MODELS = f"{META}.quality_models"
+URL_BLOCKLISTS = f"{META}.url_blocklists"
 
 # seeds
 QUALITY_THRESHOLDS = f"{SEEDS}.quality_thresholds"

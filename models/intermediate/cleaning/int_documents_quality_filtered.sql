@@ -39,6 +39,10 @@ calibrated_thresholds as (
     select * from {{ ref('calibrated_thresholds') }}
 ),
 
+url_filtered as (
+    select * from {{ ref('int_documents_url_filtered') }}
+),
+
 default_thresholds as (
     select * from thresholds
     where language = '*'
@@ -100,6 +104,7 @@ language_rules as (
 ),
 
 {#- Per signal column: the rules on it that the document's value fails, with the value. -#}
+{%- set no_failures = lakemix.list_of([], lakemix.failure_type()) %}
 {%- set failures = [] %}
 {%- for signal in signal_columns %}
     {%- set value = 'cast(signals.' ~ adapter.quote(signal) ~ ' as double)' %}
@@ -127,8 +132,13 @@ documents_checked as (
         signals.document_id,
         signals.language,
         {%- if failures %}
-        {#- By rule (the struct's first field), as the lineage and the rejections mart show. -#}
-        {{ lakemix.list_sort(lakemix.list_concat(failures)) }} as failures
+        {#- By rule (the struct's first field), as the lineage and the rejections mart show;
+            the URL rules' failures (int_documents_url_filtered) with the signals' own. A
+            language without rules has no lists (null), one with rules may have empty ones. -#}
+        {{ lakemix.list_sort(lakemix.list_concat([
+            'coalesce(' ~ lakemix.list_concat(failures) ~ ', ' ~ no_failures ~ ')',
+            'coalesce(url_filtered.url_failures, ' ~ no_failures ~ ')',
+        ])) }} as failures
         {%- else %}
         null as failures {#- only while dbt parses: no columns are read then -#}
         {%- endif %}
@@ -136,6 +146,8 @@ documents_checked as (
     {#- noqa below: sqlfluff renders the model as dbt parses it, without the signal columns. #}
     left join language_rules  -- noqa: ST11
         on signals.language = language_rules.language
+    left join url_filtered  -- noqa: ST11
+        on signals.document_id = url_filtered.document_id
 ),
 
 {#- A language without rules has no lists (null), one with rules may have empty ones. -#}

@@ -207,6 +207,27 @@ def _lineage(
     return found
 
 
+def _failure_text(rule: dict[str, Any]) -> str:
+    """One failed rule as the lineage says it: the measured value against the threshold, or
+    for a URL rule (int_documents_url_filtered) what matched where."""
+    name, signal, source = rule["rule"], rule["signal"], rule.get("threshold_source")
+    if rule.get("family") != "url":
+        return (
+            f"{name} ({signal} {rule['value']} {rule['operator']} {rule['threshold']}"
+            f"{', ' + source if source else ''})"
+        )
+    if name.startswith("url_blocklist:"):
+        return f"{name} ({signal} on block list {source})"
+    if name == "url_opt_out":
+        return f"{name} ({source})"
+    if name == "url_fetched_again":
+        return f"{name} (a later fetch of the URL is kept: {source})"
+    return (
+        f"{name} ({rule['value']:g} of the seed's words in {signal}, rejected from "
+        f"{rule['threshold']:g}; seed {source})"
+    )
+
+
 def format_document(lineage: dict[str, Any]) -> str:
     """The lineage of a document as indented text, in pipeline order."""
     lines = [f"document {lineage['document_id']}"]
@@ -227,11 +248,7 @@ def format_document(lineage: dict[str, Any]) -> str:
         step = lineage[title]
         if title == "quality" and step is not None:
             rules = step["failed_rules"] or []
-            failed = [
-                f"{r['rule']} ({r['signal']} {r['value']} {r['operator']} {r['threshold']}"
-                f"{', ' + r['threshold_source'] if r.get('threshold_source') else ''})"
-                for r in rules
-            ]
+            failed = [_failure_text(r) for r in rules]
             step = {"is_kept": step["is_kept"], "failed": "; ".join(failed) or "none"}
         section(title, step)
     section("outcome", lineage["outcome"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import shutil
 import sys
 import uuid
@@ -15,6 +16,8 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from pyiceberg.schema import Schema
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
 
 from lakemix import catalog, duck
 from lakemix.iceberg import ensure_table
@@ -31,6 +34,54 @@ from tests.functional.test_s3 import S3_VARIABLES
 LAKEMIX = str(Path(sys.executable).with_name("lakemix"))
 WHIRLWIND = CORPORA / "html" / "commoncrawl_whirlwind"
 PAGES = sorted((CORPORA / "html" / "trafilatura_eval" / "pages").glob("*.html.gz"))[:4]
+
+
+# (URL, fetched, extra HTTP headers, extra <head> markup) of a crawl with one page per URL rule
+CRAWL = [
+    ("https://casino.example/poker", "2024-03-01", [], ""),
+    ("https://example.net/private/notes", "2024-03-01", [], ""),
+    ("https://example.net/free-xxx-pictures", "2024-03-01", [], ""),
+    ("https://example.net/sexy-teen-cams", "2024-03-01", [], ""),
+    ("https://mypornhubmirror.example.net/x", "2024-03-01", [], ""),
+    ("https://example.net/opted-out", "2024-03-01", [("X-Robots-Tag", "noai")], ""),
+    ("https://example.net/meta-opted-out", "2024-03-01", [], '<meta name="robots" content="noai">'),
+    ("https://Example.net:443/story#comments", "2024-01-01", [], ""),
+    ("https://example.net/story", "2024-06-01", [], ""),
+    ("https://example.net/public/essay", "2024-03-01", [], ""),
+]
+URL_RULES = {
+    "https://casino.example/poker": "url_blocklist:gambling",
+    "https://example.net/private/notes": "url_blocklist:do-not-train",
+    "https://example.net/free-xxx-pictures": "url_banned_word",
+    "https://example.net/sexy-teen-cams": "url_soft_banned_words",
+    "https://mypornhubmirror.example.net/x": "url_banned_subword",
+    "https://example.net/opted-out": "url_opt_out",
+    "https://example.net/meta-opted-out": "url_opt_out",
+    "https://Example.net:443/story#comments": "url_fetched_again",
+}
+
+
+def write_crawl(path: Path) -> None:
+    """A WARC of one short article per URL of ``CRAWL``, fetched when it says."""
+    with path.open("wb") as f:
+        writer = WARCWriter(f, gzip=True)
+        for i, (url, fetched, headers, head) in enumerate(CRAWL):
+            body = (
+                f"<html><head><title>Page {i}</title>{head}</head><body><article><p>"
+                + f"Article number {i} tells a story of its own in plain words. " * 20
+                + "</p></article></body></html>"
+            ).encode()
+            http = StatusAndHeaders(
+                "200 OK", [("Content-Type", "text/html; charset=utf-8"), *headers], "HTTP/1.1"
+            )
+            record = writer.create_warc_record(
+                url,
+                "response",
+                payload=io.BytesIO(body),
+                http_headers=http,
+                warc_headers_dict={"WARC-Date": f"{fetched}T00:00:00Z"},
+            )
+            writer.write_record(record)
 
 
 def rows(settings: Settings, sql: str) -> list[tuple[object, ...]]:
@@ -53,6 +104,16 @@ def test_pages_are_ingested_as_fetched_and_extracted_in_the_build(
         shutil.copy(page, pages / page.name)
     assert ingest([pages], source="pages").total("documents") == len(PAGES)
     ingest([WEB / "dolma_cc_en_head"], source="dolma", fmt="jsonl")
+    write_crawl(tmp_path / "crawl.warc.gz")
+    ingest([tmp_path / "crawl.warc.gz"], source="crawl")
+    ut1 = tmp_path / "blacklists" / "gambling" / "domains"
+    ut1.parent.mkdir(parents=True)
+    ut1.write_text("casino.example\n")
+    added = run([LAKEMIX, "blocklist", "add", str(ut1.parent.parent), "--name", "ut1"]).stdout
+    assert added == "ut1: 1 domains in category gambling\n"
+    (tmp_path / "mine.txt").write_text("example.net/private/notes/\n")
+    dnt = ["--name", "mine", "--kind", "url", "--category", "do-not-train"]
+    run([LAKEMIX, "blocklist", "add", str(tmp_path / "mine.txt"), *dnt])
 
     raw = catalog(lakehouse).load_table(RAW_DOCUMENTS).scan().to_arrow().to_pylist()
     [page] = [r for r in raw if r["source"] == "cc" and r["content_type"] == "text/html"]
@@ -67,7 +128,7 @@ def test_pages_are_ingested_as_fetched_and_extracted_in_the_build(
     extracted = dict(
         rows(lakehouse, "select document_id, text from intermediate.int_pages_extracted")
     )
-    assert len(extracted) == 1 + len(PAGES)
+    assert len(extracted) == 1 + len(PAGES) + len(CRAWL)
     assert all("<" not in text[:500] for text in extracted.values())
     german = gzip.decompress(PAGES[0].read_bytes()).decode("utf-8", "replace")
     assert len(min(extracted.values(), key=len)) < len(german) / 5
@@ -85,7 +146,53 @@ def test_pages_are_ingested_as_fetched_and_extracted_in_the_build(
         "select document_id from marts.fct_document_rejections) where document_id in "
         "(select document_id from intermediate.int_pages_extracted)",
     )
-    assert ended == [(1 + len(PAGES),)]
+    assert ended == [(1 + len(PAGES) + len(CRAWL),)]
+
+    # each URL rule rejects its page, with the rule's name; the rest fail none of them
+    failed = rows(
+        lakehouse,
+        "select d.url, list_filter(coalesce(r.failed_rule_names, []), n -> n like 'url%') "
+        "from staging.stg_raw__documents d left join marts.fct_document_rejections r "
+        "using (document_id) where d.source_id = 'crawl'",
+    )
+    assert dict(failed) == {url: [URL_RULES[url]] if url in URL_RULES else [] for url, *_ in CRAWL}
+    [(reason,)] = rows(
+        lakehouse,
+        "select list_filter(failed_rules, f -> f.rule = 'url_blocklist:gambling')[1] "
+        "from marts.fct_document_rejections where failed_rules is not null "
+        "and list_contains(failed_rule_names, 'url_blocklist:gambling')",
+    )
+    assert reason["threshold_source"] == "ut1" and reason["signal"] == "host"
+    # the whirlwind page and its WET conversion are one fetch of one URL: one of them is kept
+    by_rule = dict(
+        rows(
+            lakehouse,
+            "select rule, sum(rejected_document_count) from marts.fct_rule_rejections "
+            "where rule like 'url%' group by rule",
+        )
+    )
+    assert by_rule == {
+        **{"url_blocklist:gambling": 1, "url_blocklist:do-not-train": 1, "url_opt_out": 2},
+        **{"url_banned_word": 1, "url_soft_banned_words": 1, "url_banned_subword": 1},
+        "url_fetched_again": 2,
+    }
+    again = rows(
+        lakehouse,
+        "select d.source_id, d.url from staging.stg_raw__documents d "
+        "join marts.fct_document_rejections r using (document_id) "
+        "where list_contains(r.failed_rule_names, 'url_fetched_again') order by 1",
+    )
+    assert again == [
+        ("cc", "https://an.wikipedia.org/wiki/Escopete"),
+        ("crawl", "https://Example.net:443/story#comments"),
+    ]
+
+    [(casino,)] = rows(
+        lakehouse,
+        "select document_id from staging.stg_raw__documents where url like '%casino%'",
+    )
+    explained = run([LAKEMIX, "lineage", str(casino)]).stdout
+    assert "url_blocklist:gambling (host on block list ut1)" in explained
 
     # lineage: the page's archive fields, the extraction step, and the record as fetched
     shown = run([LAKEMIX, "lineage", page["document_id"]]).stdout

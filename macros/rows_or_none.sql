@@ -1,0 +1,17 @@
+{#- `select * from relation`, or no rows of the given columns (a mapping of name to a type of
+    lakemix.sql_type) where the relation does not exist yet: a table lakemix writes outside dbt
+    only once a user asks for it (meta.url_blocklists, by `lakemix blocklist add`). -#}
+{% macro rows_or_none(relation, columns) -%}
+    {%- set found = adapter.get_relation(
+        database=relation.database, schema=relation.schema, identifier=relation.identifier
+    ) if execute else relation -%}
+    {%- if found is not none -%}
+        select * from {{ relation }}
+    {%- else -%}
+        select
+        {%- for name, type in columns.items() %}
+            cast(null as {{ lakemix.sql_type(type) }}) as {{ name }}{{ "," if not loop.last }}
+        {%- endfor %}
+        where false
+    {%- endif -%}
+{%- endmacro %}
