@@ -15,6 +15,7 @@ from lakemix.writer import wait_option, writer
 # is run (or listed by ``--help``), so that ``lakemix search`` does not import what ``lakemix
 # release`` needs (pyarrow alone is 0.1 s of a process that otherwise answers in 0.1 s).
 _ELSEWHERE = {
+    "benchmark": ("lakemix.ingest", "commands", "benchmark_group"),
     "blocklist": ("lakemix.ingest", "commands", "blocklist_group"),
     "calibrate": ("lakemix.quality", "commands", "calibrate_command"),
     "compare": ("lakemix.tracking", "commands", "compare_command"),

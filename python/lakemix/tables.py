@@ -28,6 +28,7 @@ RAW_QUARANTINE = f"{RAW}.quarantine"
 PAGES_EXTRACTED = f"{INTERMEDIATE}.int_pages_extracted"
 DOCUMENT_URLS = f"{INTERMEDIATE}.int_documents_urls"
 URL_FILTERED = f"{INTERMEDIATE}.int_documents_url_filtered"
+BENCHMARK_OVERLAPS = f"{INTERMEDIATE}.int_documents_benchmark_overlaps"
 LANGUAGE_SCORED = f"{INTERMEDIATE}.int_documents_language_scored"
 QUALITY_SCORED = f"{INTERMEDIATE}.int_documents_quality_scored"
 QUALITY_FILTERED = f"{INTERMEDIATE}.int_documents_quality_filtered"
@@ -53,6 +54,11 @@ RELEASES = f"{META}.releases"
 REVIEW_VERDICTS = f"{META}.review_verdicts"
 QUALITY_MODELS = f"{META}.quality_models"
 URL_BLOCKLISTS = f"{META}.url_blocklists"
+BENCHMARKS = f"{META}.benchmarks"
+# meta tables that exist only once a user adds to them (`lakemix blocklist add`, `lakemix
+# benchmark add`): absent, the build reads no rows of them (macro rows_or_none), a release
+# records none and its rebuild reads none.
+ON_REQUEST = (URL_BLOCKLISTS, BENCHMARKS)
 
 # seeds
 QUALITY_THRESHOLDS = f"{SEEDS}.quality_thresholds"

@@ -43,6 +43,10 @@ url_filtered as (
     select * from {{ ref('int_documents_url_filtered') }}
 ),
 
+decontaminated as (
+    select * from {{ ref('int_documents_decontaminated') }}
+),
+
 default_thresholds as (
     select * from thresholds
     where language = '*'
@@ -133,11 +137,13 @@ documents_checked as (
         signals.language,
         {%- if failures %}
         {#- By rule (the struct's first field), as the lineage and the rejections mart show;
-            the URL rules' failures (int_documents_url_filtered) with the signals' own. A
-            language without rules has no lists (null), one with rules may have empty ones. -#}
+            the URL rules' and decontamination's failures (int_documents_url_filtered,
+            int_documents_decontaminated) with the signals' own. A language without rules has
+            no lists (null), one with rules may have empty ones. -#}
         {{ lakemix.list_sort(lakemix.list_concat([
             'coalesce(' ~ lakemix.list_concat(failures) ~ ', ' ~ no_failures ~ ')',
             'coalesce(url_filtered.url_failures, ' ~ no_failures ~ ')',
+            'coalesce(decontaminated.contamination_failures, ' ~ no_failures ~ ')',
         ])) }} as failures
         {%- else %}
         null as failures {#- only while dbt parses: no columns are read then -#}
@@ -148,6 +154,8 @@ documents_checked as (
         on signals.language = language_rules.language
     left join url_filtered  -- noqa: ST11
         on signals.document_id = url_filtered.document_id
+    left join decontaminated  -- noqa: ST11
+        on signals.document_id = decontaminated.document_id
 ),
 
 {#- A language without rules has no lists (null), one with rules may have empty ones. -#}

@@ -28,13 +28,7 @@ banned_words as (
 ),
 
 blocklists as (
-    {{ lakemix.rows_or_none(source('meta', 'url_blocklists'), {
-        'list_name': 'string',
-        'category': 'string',
-        'kind': 'string',
-        'value': 'string',
-        'added_at': 'timestamp',
-    }) | indent(4) }}
+    {{ lakemix.rows_or_none(source('meta', 'url_blocklists')) | indent(4) }}
 ),
 
 word_lists as (

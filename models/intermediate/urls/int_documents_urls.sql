@@ -21,7 +21,7 @@ pages as (
         url,
         metadata,
         text as html,
-        {{ lakemix.raw_column(raw, 'fetched_at', 'timestamp') }} as fetched_at,
+        {{ lakemix.raw_column(raw, 'fetched_at', 'timestamptz') }} as fetched_at,
         ingested_at
     from {{ raw }}
     where url is not null
@@ -37,7 +37,7 @@ texts as (
         url,
         metadata,
         cast(null as string) as html,
-        {{ lakemix.raw_column(raw, 'fetched_at', 'timestamp') }} as fetched_at,
+        {{ lakemix.raw_column(raw, 'fetched_at', 'timestamptz') }} as fetched_at,
         ingested_at
     from {{ raw }}
     where url is not null

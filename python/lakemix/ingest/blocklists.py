@@ -11,7 +11,6 @@ applies it to every document (int_documents_url_filtered).
 
 from __future__ import annotations
 
-import re
 import tarfile
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lakemix.errors import LakemixError
+from lakemix.ingest import named
 from lakemix.tables import URL_BLOCKLISTS
 from lakemix.udf.urls import normalized_host, url_key
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
 
 KINDS = {"domains": "domain", "urls": "url"}
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+_WHAT = "block list"
 _BATCH = 500_000
 
 
@@ -59,11 +59,6 @@ def _schema() -> pa.Schema:
             ("added_at", pa.timestamp("us", tz="UTC")),
         ]
     )
-
-
-def _named(name: str) -> str:
-    """The row filter of the list ``name`` (a name ``_NAME`` allows: safe to quote)."""
-    return f"list_name == '{name}'"
 
 
 def _value(kind: str, line: str) -> str | None:
@@ -155,13 +150,7 @@ def add(
     """
     import pyarrow as pa
 
-    from lakemix.iceberg import commit_with_retry, ensure_table
-
-    if not _NAME.fullmatch(name):
-        raise BlocklistError(
-            f"block list name {name!r}: letters, digits, '_', '.' and '-' only, from a letter "
-            "or digit"
-        )
+    named.check_name(name, _WHAT)
     if kind is not None and kind not in KINDS.values():
         raise BlocklistError(f"unknown kind {kind!r}: domain or url")
     added = Added(name)
@@ -179,13 +168,7 @@ def add(
     if not batches:
         raise BlocklistError(f"{path}: no entry read ({added.unreadable} unreadable lines)")
     table = pa.Table.from_batches(batches, schema=schema)
-    ensure_table(catalog, URL_BLOCKLISTS, schema)
-    added.replaced = _count(catalog, name)
-    commit_with_retry(
-        catalog,
-        URL_BLOCKLISTS,
-        lambda t: t.overwrite(table, overwrite_filter=_named(name)),
-    )
+    added.replaced = named.replace(catalog, URL_BLOCKLISTS, "list_name", name, table)
     return added
 
 
@@ -207,11 +190,6 @@ def _batch(
     )
 
 
-def _count(catalog: Catalog, name: str) -> int:
-    table = catalog.load_table(URL_BLOCKLISTS)
-    return table.scan(row_filter=_named(name), selected_fields=("kind",)).count()
-
-
 @dataclass(frozen=True, order=True)
 class Summary:
     """One (list, category, kind) of the stored lists."""
@@ -225,34 +203,17 @@ class Summary:
 
 def stored(catalog: Catalog) -> list[Summary]:
     """The stored lists, by name, category and kind; none before a first ``add``."""
-    from pyiceberg.exceptions import NoSuchTableError
-
-    try:
-        table = catalog.load_table(URL_BLOCKLISTS)
-    except NoSuchTableError:
-        return []
-    arrow = table.scan(selected_fields=("list_name", "category", "kind", "added_at")).to_arrow()
-    grouped = arrow.group_by(["list_name", "category", "kind"]).aggregate(
-        [("added_at", "max"), ("added_at", "count")]
-    )
-    return sorted(
-        Summary(r["list_name"], r["category"], r["kind"], r["added_at_count"], r["added_at_max"])
-        for r in grouped.to_pylist()
-    )
+    keys = ["list_name", "category", "kind"]
+    return [
+        Summary(r["list_name"], r["category"], r["kind"], r["rows"], r["added_at"])
+        for r in named.summaries(catalog, URL_BLOCKLISTS, keys)
+    ]
 
 
 def remove(catalog: Catalog, name: str) -> int:
     """Delete the list stored under ``name``; returns its entries.
 
     Raises:
-        BlocklistError: no list has that name.
+        NamedListError: no list has that name.
     """
-    from lakemix.iceberg import commit_with_retry
-
-    names = sorted({s.name for s in stored(catalog)})
-    if name not in names:
-        known = ", ".join(names) or "none yet"
-        raise BlocklistError(f"no block list named {name!r} (stored: {known})")
-    count = _count(catalog, name)
-    commit_with_retry(catalog, URL_BLOCKLISTS, lambda t: t.delete(_named(name)))
-    return count
+    return named.remove(catalog, URL_BLOCKLISTS, "list_name", name, _WHAT)

@@ -208,9 +208,11 @@ def _lineage(
 
 
 def _failure_text(rule: dict[str, Any]) -> str:
-    """One failed rule as the lineage says it: the measured value against the threshold, or
-    for a URL rule (int_documents_url_filtered) what matched where."""
+    """One failed rule as the lineage says it: the measured value against the threshold, for
+    a URL rule (int_documents_url_filtered) what matched where, for decontamination the item."""
     name, signal, source = rule["rule"], rule["signal"], rule.get("threshold_source")
+    if rule.get("family") == "decontamination":
+        return f"{name} ({rule['value']:g} {signal} shared with item {source})"
     if rule.get("family") != "url":
         return (
             f"{name} ({signal} {rule['value']} {rule['operator']} {rule['threshold']}"

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 # Modules with a ``register(conn)``; imported when registering, not at import time.
 MODULES = (
     *("components", "extract", "jaccard", "langid", "minhash", "normalize", "pii", "quality"),
-    *("quality_model", "tokens", "urls"),
+    *("ngrams", "quality_model", "tokens", "urls"),
 )
 
 

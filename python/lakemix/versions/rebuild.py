@@ -22,7 +22,7 @@ from lakemix.git import git_state
 from lakemix.iceberg import ensure_namespace
 from lakemix.iceberg.views import PIN_VARIABLE, scan_sql
 from lakemix.settings import Settings, project_root
-from lakemix.tables import CLEAN_DOCUMENTS, RAW, mix_table
+from lakemix.tables import CLEAN_DOCUMENTS, ON_REQUEST, RAW, mix_table, split
 from lakemix.versions.checksum import mix_checksum
 from lakemix.versions.release import ReleaseError, get_release
 
@@ -87,7 +87,8 @@ def _scratch_project(root: Path, directory: Path, manifest: Manifest) -> Path:
 
 
 def _register_raw(manifest: Manifest, live: Settings, scratch: Settings) -> dict[str, int]:
-    """Register the live raw tables in the scratch catalog; returns the release's pins.
+    """Register the live raw tables (and the lists of ``ON_REQUEST`` the release read) in the
+    scratch catalog; returns the release's pins.
 
     The current metadata is registered (it still lists the tagged snapshot: tags protect it
     from gc), so nothing is copied and the scratch build only reads it.
@@ -95,10 +96,12 @@ def _register_raw(manifest: Manifest, live: Settings, scratch: Settings) -> dict
     source, catalog = open_catalog(live), open_catalog(scratch)
     pins = {}
     for name, entry in manifest.snapshots.items():
-        if name.startswith(f"{RAW}."):
-            ensure_namespace(catalog, RAW)
+        # the raw tables, and the lists the build read (block lists, benchmarks) as released
+        if name.startswith(f"{RAW}.") or name in ON_REQUEST:
+            namespace, _ = split(name)
+            ensure_namespace(catalog, namespace)
             # Declared, so the scratch catalog accepts tables outside its own warehouse.
-            catalog.update_namespace_properties(RAW, updates={READS_FROM: live.warehouse})
+            catalog.update_namespace_properties(namespace, updates={READS_FROM: live.warehouse})
             catalog.register_table(name, source.load_table(name).metadata_location)
             pins[name] = entry.snapshot_id
     if not pins:

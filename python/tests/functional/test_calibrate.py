@@ -64,7 +64,9 @@ def test_calibration_keeps_more_and_recomputes_no_signal(
     # The rules calibrated here belong to the families FineWeb ran, which the project's default
     # (floors and the quality model) leaves off: switch them on, as a user filtering so would.
     config = project / "dbt_project.yml"
-    default = "lakemix_filter_families: [language, floor, gopher_repetition, model, url]"
+    default = (
+        "lakemix_filter_families: [language, floor, gopher_repetition, model, url, decontamination]"
+    )
     assert default in config.read_text()
     config.write_text(
         config.read_text().replace(

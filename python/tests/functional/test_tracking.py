@@ -208,7 +208,7 @@ def test_compare_puts_metrics_side_by_side_with_the_data_difference(tracked: Tra
     # not those of the mix build after it), and documents of A left for a C4 rule of B.
     families = {x.split()[0]: x.split()[1:] for x in compared.output.splitlines() if x}
     assert families["vars.lakemix_filter_families"] == [
-        '["language","floor","gopher_repetition","model","url"]',
+        '["language","floor","gopher_repetition","model","url","decontamination"]',
         '["language","gopher_quality","gopher_repetition","c4","fineweb"]',
     ]
     data = compared.output.split("as `lakemix diff` says:\n", 1)[1]

@@ -201,6 +201,27 @@ def test_pages_are_ingested_as_fetched_and_extracted_in_the_build(
     fetched = run([LAKEMIX, "lineage", page["document_id"], "--fetched"]).stdout
     assert fetched.startswith("warc-type: response\n") and "\n\nHTTP/1.1 200 OK" in fetched
 
+    # a benchmark added after the build: the next (incremental) one checks every document
+    # against it and rejects the page that holds one of its items' 13-word n-grams
+    planted = tmp_path / "planted.jsonl"
+    planted.write_text(
+        '{"id": "q1", "question": "Article number 9 tells a story of its own in plain words.'
+        ' Article number 9 tells what?", "answer": "A story."}\n'
+        '{"id": "q2", "question": "Too short to check?", "answer": "Yes."}\n'
+    )
+    added = run([LAKEMIX, "benchmark", "add", str(planted), "--name", "planted"]).stdout
+    assert added.startswith("planted: 2 items\nplanted: 1 items of fewer than 13 words")
+    dbt("build", tmp=tmp_path)
+    contaminated = rows(
+        lakehouse,
+        "select d.url, r.failed_rules from marts.fct_document_rejections r "
+        "join staging.stg_raw__documents d using (document_id) "
+        "where list_contains(r.failed_rule_names, 'decontamination:planted')",
+    )
+    assert [url for url, _ in contaminated] == ["https://example.net/public/essay"]
+    [failure] = [f for f in contaminated[0][1] if f["family"] == "decontamination"]
+    assert failure["threshold_source"] == "q1" and failure["value"] >= 1
+
     # another extractor: the incremental build refuses, the full refresh re-extracts
     other = "{lakemix_extractor: trafilatura}"
     refused = dbt("build", "--vars", other, tmp=tmp_path, check=False)

@@ -10,6 +10,7 @@ import pytest
 from pyiceberg.catalog.sql import SqlCatalog
 
 from lakemix.ingest import blocklists
+from lakemix.ingest.named import NamedListError
 
 
 @pytest.fixture
@@ -69,9 +70,7 @@ def test_a_ut1_folder_is_read_by_category_and_replaced_by_name(
         ("ut1", "again", 1),
     ]
     assert blocklists.remove(sql_catalog, "ut1") == 1
-    with pytest.raises(
-        blocklists.BlocklistError, match=r"no block list named 'ut1' \(stored: mine\)"
-    ):
+    with pytest.raises(NamedListError, match=r"no block list named 'ut1' \(stored: mine\)"):
         blocklists.remove(sql_catalog, "ut1")
 
 
@@ -90,7 +89,7 @@ def test_an_archive_as_ut1_ships_it(sql_catalog: SqlCatalog, tmp_path: Path) -> 
 
 
 def test_what_is_no_list_is_refused_in_one_line(sql_catalog: SqlCatalog, tmp_path: Path) -> None:
-    with pytest.raises(blocklists.BlocklistError, match="letters, digits"):
+    with pytest.raises(NamedListError, match="letters, digits"):
         blocklists.add(sql_catalog, "my list", tmp_path)
     plain = tmp_path / "list.txt"
     plain.write_text("example.com\n")
