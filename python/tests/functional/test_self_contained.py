@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from lakemix import catalog
 from lakemix.cli import main
 from lakemix.mix.dependencies import MIX_MODELS, from_manifest, recorded
+from lakemix.tables import ON_REQUEST
 from lakemix.versions.release import get_release
 from tests.conftest import UNREVIEWED, WEB, lakehouse_in
 
@@ -42,7 +43,9 @@ def test_release_from_a_restored_lakehouse_with_a_mismatching_target(
                 main, ["release", "demo_unimax", "--tag", "restored", *UNREVIEWED]
             )
             assert result.exit_code == 0, result.output
-            assert sorted(get_release("restored").snapshots) == sorted(needed)
+            # the lists never added (block lists, benchmarks) have no snapshot to record
+            present = sorted(name for name in needed if name not in ON_REQUEST)
+            assert sorted(get_release("restored").snapshots) == present
     finally:
         shutil.rmtree(home)
         shutil.copytree(backup, home, symlinks=True)  # the shared lakehouse as it was

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import orjson
 import pytest
 
 from lakemix import duck
@@ -48,6 +49,16 @@ def test_spark_build_equals_duckdb_build(
     for page in sorted((CORPORA / "html" / "trafilatura_eval" / "pages").glob("*.html.gz"))[:6]:
         (pages / page.name).write_bytes(page.read_bytes())
     ingest([pages], source="pages", fmt="html")
+    # a block list and a benchmark: the URL rules and decontamination run on both engines
+    blocked = tmp_path / "parity" / "blocked" / "domains"
+    blocked.parent.mkdir(parents=True)
+    blocked.write_text("100kinvesting.com\n")
+    lakemix("blocklist", "add", str(blocked.parent.parent), "--name", "parity", tmp=tmp_path)
+    first = orjson.loads((WEB / "oscar2201" / "data.jsonl").read_bytes().split(b"\n", 1)[0])
+    item = {"id": "planted", "question": " ".join(first["content"].split()[:30])}
+    (tmp_path / "benchmark.jsonl").write_bytes(orjson.dumps(item) + b"\n")
+    bench = str(tmp_path / "benchmark.jsonl")
+    lakemix("benchmark", "add", bench, "--name", "parity", tmp=tmp_path)
     dbt("build", tmp=tmp_path)
     lakemix("mix", "build", MIX, tmp=tmp_path)
     on_duckdb = current_snapshots(TABLES)
@@ -55,8 +66,17 @@ def test_spark_build_equals_duckdb_build(
     conn = duck.connect(lakehouse.duckdb_path, settings=lakehouse, read_only=True)
     clean = f"select count(*) from {CLEAN_DOCUMENTS} where source_id in ('cc', 'pages')"
     [(clean_pages,)] = conn.execute(clean).fetchall()
+    listed = (
+        "select rule, sum(rejected_document_count) from marts.fct_rule_rejections where rule in "
+        "('url_blocklist:blocked', 'decontamination:parity') group by rule order by rule"
+    )
+    rejected = conn.execute(listed).fetchall()
     conn.close()
     assert clean_pages >= 3  # pages reach the fingerprint: extracted alike on both engines
+    assert [rule for rule, count in rejected if count >= 1] == [
+        "decontamination:parity",
+        "url_blocklist:blocked",
+    ]
 
     # Portability, before Spark builds: every query compiles for both targets and parses, on a
     # lakehouse with releases (the drift test then compiles its branch that reads the last one).
