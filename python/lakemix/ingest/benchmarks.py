@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -28,6 +27,7 @@ import orjson
 from lakemix.errors import LakemixError
 from lakemix.ingest import named
 from lakemix.tables import BENCHMARKS
+from lakemix.udf.ngrams import ngram_hashes
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -41,7 +41,6 @@ DEFAULT_FIELDS = (
 # The n-gram decontamination checks (GPT-3's and FineWeb-Edu's 13 words); the models take it
 # from var lakemix_decontamination_ngram_words, this only counts items too short for it.
 NGRAM_WORDS = 13
-_WORD = re.compile(r"[^\W_]+")
 
 
 class BenchmarkError(LakemixError, ValueError):
@@ -81,8 +80,9 @@ def _lines(path: Path) -> Iterator[bytes]:
         yield from lines
 
 
-def read(path: Path, fields: tuple[str, ...] = ()) -> list[dict[str, str]]:
-    """The items of the JSON Lines file at ``path`` (``.gz`` too), each an id and a text.
+def read(path: Path, fields: tuple[str, ...] = ()) -> tuple[list[dict[str, str]], str]:
+    """The items of the JSON Lines file at ``path`` (``.gz`` too), each an id and a text, and
+    the SHA-256 of its lines as read (decompressed; one pass).
 
     Raises:
         BenchmarkError: the file is missing, a line is no JSON object, two items share an id,
@@ -92,7 +92,9 @@ def read(path: Path, fields: tuple[str, ...] = ()) -> list[dict[str, str]]:
         raise BenchmarkError(f"{path}: no such file")
     items: list[dict[str, str]] = []
     seen: set[str] = set()
+    digest = hashlib.sha256()
     for number, line in enumerate(_lines(path), start=1):
+        digest.update(line)
         if not line.strip():
             continue
         try:
@@ -113,7 +115,7 @@ def read(path: Path, fields: tuple[str, ...] = ()) -> list[dict[str, str]]:
     if not items:
         shown = ", ".join(fields or ("text", *DEFAULT_FIELDS))
         raise BenchmarkError(f"{path}: no item has text in the fields {shown}")
-    return items
+    return items, digest.hexdigest()
 
 
 def _schema() -> pa.Schema:
@@ -141,20 +143,19 @@ def add(catalog: Catalog, name: str, path: Path, fields: tuple[str, ...] = ()) -
     import pyarrow as pa
 
     named.check_name(name, _WHAT)
-    items = read(path, fields)
-    digest = hashlib.sha256()
-    for block in _lines(path):
-        digest.update(block)
+    items, sha256 = read(path, fields)
     now = datetime.now(UTC)
     rows = pa.Table.from_pylist(
         [
             {**item, "benchmark": name, "file": str(path.resolve()), "added_at": now}
-            | {"file_sha256": digest.hexdigest()}
+            | {"file_sha256": sha256}
             for item in items
         ],
         schema=_schema(),
     )
-    short = sum(len(_WORD.findall(item["text"])) < NGRAM_WORDS for item in items)
+    # the items the model's n-grams never match: counted by the same function, not a twin
+    hashes = ngram_hashes(rows["text"], NGRAM_WORDS)
+    short = sum(len(h) == 0 for h in hashes.to_pylist())
     replaced = named.replace(catalog, BENCHMARKS, "benchmark", name, rows)
     return Added(name, len(items), short, replaced)
 

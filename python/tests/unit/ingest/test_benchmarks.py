@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 from pathlib import Path
 
 import orjson
@@ -37,6 +38,8 @@ def test_a_set_is_stored_and_replaced_by_name(tmp_path: Path) -> None:
     assert (added.items, added.short, added.replaced) == (2, 1, 0)
     rows = catalog.load_table("meta.benchmarks").scan().to_arrow().to_pylist()
     assert sorted(r["item_id"] for r in rows) == ["2", "7"]
+    content = gzip.decompress(path.read_bytes())  # the lines as read
+    assert {r["file_sha256"] for r in rows} == {hashlib.sha256(content).hexdigest()}
     again = benchmarks.add(catalog, "planted", write(tmp_path / "b.jsonl", [{"text": long}]))
     assert again.replaced == 2
     assert [(s.name, s.items) for s in benchmarks.stored(catalog)] == [("planted", 1)]
